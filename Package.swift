@@ -1,0 +1,34 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// Layers (dependencies point down only; see ../shared/design.md):
+//   shelfd, shelf            executables: arguments, signals, printing
+//   ShelfServer, ShelfClient sessions, listener, limits | connection, request ids
+//   ShelfWire                JSON, line framing, JSON-RPC 2.0 messages and method shapes
+//   ShelfCore                values, validation, the ReadingList actor, ListStore + adapters
+//   ShelfSockets (+ CEpoll)  non-blocking sockets on one epoll reactor thread
+let package = Package(
+    name: "Shelf",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "shelfd", targets: ["shelfd"]),
+        .executable(name: "shelf", targets: ["shelf"]),
+    ],
+    dependencies: [],
+    targets: [
+        .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
+        .target(name: "ShelfSockets", dependencies: ["CEpoll"]),
+        .target(name: "ShelfCore"),
+        .target(name: "ShelfWire", dependencies: ["ShelfCore"]),
+        .target(name: "ShelfServer", dependencies: ["ShelfCore", "ShelfWire", "ShelfSockets"]),
+        .target(name: "ShelfClient", dependencies: ["ShelfCore", "ShelfWire", "ShelfSockets"]),
+        .executableTarget(name: "shelfd", dependencies: ["ShelfServer"]),
+        .executableTarget(name: "shelf", dependencies: ["ShelfClient"]),
+        .testTarget(name: "ShelfSocketsTests", dependencies: ["ShelfSockets"]),
+        .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"]),
+        .testTarget(name: "ShelfWireTests", dependencies: ["ShelfWire"]),
+        .testTarget(name: "ShelfServerTests", dependencies: ["ShelfServer", "ShelfClient"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["shelfd", "shelf"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,3 @@
+// Headers the Glibc module does not export.
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
