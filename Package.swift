@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Layers (dependencies point down only; see ../shared/design.md):
-//   shelfd, shelf            executables: arguments, signals, printing
+//   shelfd, shelf            executables: call ShelfCLI and exit
+//   ShelfCLI                 command lines: arguments, signals, output formats, exit codes
 //   ShelfServer, ShelfClient sessions, listener, limits | connection, request ids
 //   ShelfWire                JSON, line framing, JSON-RPC 2.0 messages and method shapes
 //   ShelfCore                values, validation, the ReadingList actor, ListStore + adapters
@@ -22,12 +23,14 @@ let package = Package(
         .target(name: "ShelfWire", dependencies: ["ShelfCore"]),
         .target(name: "ShelfServer", dependencies: ["ShelfCore", "ShelfWire", "ShelfSockets"]),
         .target(name: "ShelfClient", dependencies: ["ShelfCore", "ShelfWire", "ShelfSockets"]),
-        .executableTarget(name: "shelfd", dependencies: ["ShelfServer"]),
-        .executableTarget(name: "shelf", dependencies: ["ShelfClient"]),
+        .target(name: "ShelfCLI", dependencies: ["ShelfServer", "ShelfClient"]),
+        .executableTarget(name: "shelfd", dependencies: ["ShelfCLI"]),
+        .executableTarget(name: "shelf", dependencies: ["ShelfCLI"]),
         .testTarget(name: "ShelfSocketsTests", dependencies: ["ShelfSockets"]),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"]),
         .testTarget(name: "ShelfWireTests", dependencies: ["ShelfWire"]),
         .testTarget(name: "ShelfServerTests", dependencies: ["ShelfServer", "ShelfClient"]),
+        .testTarget(name: "ShelfCLITests", dependencies: ["ShelfCLI"]),
         .testTarget(name: "EndToEndTests", dependencies: ["shelfd", "shelf"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,1 +1,6 @@
-print("shelfd")
+import Foundation
+import ShelfCLI
+
+let status = await ShelfdMain.run(
+    arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+exit(status)

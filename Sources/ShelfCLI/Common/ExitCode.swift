@@ -1,0 +1,13 @@
+/// Exit statuses of `shelfd` and `shelf` (README, "Exit codes"; the numbers are BSD sysexits.h's where one fits).
+public enum ExitCode: Int32, Sendable {
+    /// Success.
+    case success = 0
+    /// `shelf`: the server refused the request; `shelfd`: it could not start (port in use, bad store).
+    case failure = 1
+    /// The command line is wrong (EX_USAGE).
+    case usage = 64
+    /// The server cannot be reached or went away (EX_UNAVAILABLE).
+    case unavailable = 69
+    /// The server answered something that is not Shelf's protocol (EX_PROTOCOL).
+    case protocolError = 76
+}

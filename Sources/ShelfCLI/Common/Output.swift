@@ -1,0 +1,26 @@
+import Foundation
+
+/// Where a command prints: standard output for results, standard error for errors and logs. Injected so tests
+/// can run the commands in-process and read what they printed.
+public struct Output: Sendable {
+    /// Prints one piece of text to standard output (the caller adds newlines).
+    public let out: @Sendable (String) -> Void
+    /// Prints one piece of text to standard error.
+    public let err: @Sendable (String) -> Void
+
+    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
+        self.out = out
+        self.err = err
+    }
+
+    /// The process's standard output and error, unbuffered (so `shelfd listening on …` reaches a pipe at once).
+    public static let standard = Output(
+        out: { FileHandle.standardOutput.write(Data($0.utf8)) },
+        err: { FileHandle.standardError.write(Data($0.utf8)) })
+
+    /// Prints `line` and a newline to standard output.
+    func line(_ line: String) { out(line + "\n") }
+
+    /// Prints `line` and a newline to standard error.
+    func error(_ line: String) { err(line + "\n") }
+}

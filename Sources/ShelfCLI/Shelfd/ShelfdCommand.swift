@@ -1,0 +1,75 @@
+import ShelfCore
+import ShelfServer
+import ShelfSockets
+import ShelfWire
+
+/// A parsed `shelfd` command line.
+public enum ShelfdCommand: Equatable {
+    case help
+    case version
+    case serve(ShelfdOptions)
+
+    /// `shelfd`'s usage text (README, "Flags").
+    public static let usage = """
+        usage: shelfd [--listen HOST:PORT] [--store file:PATH|memory] [--max-line-bytes N]
+                      [--help] [--version]
+
+        Serves one shared reading list over TCP (newline-delimited JSON-RPC 2.0).
+
+          --listen HOST:PORT      where to listen (default 127.0.0.1:\(ProtocolInfo.defaultPort); port 0 picks one)
+          --store file:PATH       keep the list in the JSON file PATH (default:
+                                  $SHELF_DATA_DIR/reading-list.json, else
+                                  $XDG_DATA_HOME/shelf/reading-list.json, else
+                                  ~/.local/share/shelf/reading-list.json)
+          --store memory          keep the list in memory only
+          --max-line-bytes N      longest request line accepted, in bytes (default \(LineFramer.defaultMaxLineBytes))
+          -h, --help              show this help
+          --version               show the version
+
+        When ready it prints "shelfd listening on HOST:PORT" on stdout; logs go to stderr.
+        SIGINT or SIGTERM stops it cleanly.
+        """
+
+    /// Parses `arguments` (without the program name).
+    /// - Throws: `UsageError` for an unknown option, a missing or bad value, or a stray operand.
+    public static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> ShelfdCommand {
+        var scanner = ArgumentScanner(arguments)
+        var configuration = ServerConfiguration()
+        var store: StoreChoice?
+        while let token = scanner.next() {
+            switch token {
+            case .operand(let word):
+                throw UsageError("unexpected argument \"\(word)\"")
+            case .option(let name, let inline):
+                switch name {
+                case "h", "help": return .help
+                case "version": return .version
+                case "listen":
+                    let text = try scanner.value(of: name, inline: inline)
+                    do {
+                        configuration.listen = try HostPort(parsing: text)
+                    } catch {
+                        throw UsageError("--listen takes HOST:PORT (e.g. 127.0.0.1:7453 or [::1]:7453), not \"\(text)\"")
+                    }
+                case "store":
+                    store = try StoreChoice(parsing: try scanner.value(of: name, inline: inline))
+                case "max-line-bytes":
+                    let text = try scanner.value(of: name, inline: inline)
+                    guard let bytes = Int(text), bytes >= 64, bytes <= 1 << 30 else {
+                        throw UsageError("--max-line-bytes takes a number of bytes from 64 to 1073741824, not \"\(text)\"")
+                    }
+                    configuration.maxLineBytes = bytes
+                default:
+                    throw UsageError("unknown option \(ArgumentScanner.spelled(name))")
+                }
+            }
+        }
+        if store == nil {
+            guard let path = StoreLocation.defaultPath(environment: environment) else {
+                throw UsageError("no data directory: set SHELF_DATA_DIR or HOME, or pass --store")
+            }
+            store = .file(path: path)
+        }
+        return .serve(ShelfdOptions(configuration: configuration, store: store ?? .memory))
+    }
+}

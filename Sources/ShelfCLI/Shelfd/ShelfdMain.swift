@@ -1,0 +1,74 @@
+import Foundation
+import ShelfCore
+import ShelfServer
+import ShelfSockets
+import ShelfWire
+
+/// `shelfd`'s whole life: parse arguments, open the store, listen, serve until SIGINT/SIGTERM, exit.
+public enum ShelfdMain {
+    /// Runs `shelfd` and returns its exit status: 0 after a clean stop, 1 when it cannot start (store refused,
+    /// port in use), 64 for a bad command line.
+    /// - Parameter onListening: called with the bound address right after the `listening` line (tests).
+    public static func run(
+        arguments: [String], environment: [String: String], output: Output = .standard,
+        onListening: (@Sendable (HostPort) -> Void)? = nil
+    ) async -> Int32 {
+        let options: ShelfdOptions
+        do {
+            switch try ShelfdCommand.parse(arguments, environment: environment) {
+            case .help:
+                output.line(ShelfdCommand.usage)
+                return ExitCode.success.rawValue
+            case .version:
+                output.line("shelfd \(ProtocolInfo.serverVersion) (protocol \(ProtocolInfo.protocolVersion))")
+                return ExitCode.success.rawValue
+            case .serve(let parsed):
+                options = parsed
+            }
+        } catch {
+            output.error("shelfd: error: \(error.message)\n\n\(ShelfdCommand.usage)")
+            return ExitCode.usage.rawValue
+        }
+        let signals = SignalWatcher()
+        let list: ReadingList
+        do {
+            list = try await ReadingList(store: options.store.makeStore())
+        } catch {
+            output.error("shelfd: cannot open the store: \(error)")
+            return ExitCode.failure.rawValue
+        }
+        let server = Server(list: list, configuration: options.configuration, log: ServerLog { output.error("shelfd: \($0)") })
+        let address: HostPort
+        do {
+            address = try await server.start()
+        } catch {
+            output.error("shelfd: cannot listen on \(options.configuration.listen): \(Self.reason(error))")
+            return ExitCode.failure.rawValue
+        }
+        output.line("shelfd listening on \(address)")
+        let snapshot = await list.snapshot()
+        output.error("shelfd: store \(options.store.summary): revision \(snapshot.revision), \(snapshot.items.count) item(s)")
+        onListening?(address)
+        let received = signals.signals
+        let stopper = Task {
+            for await number in received {
+                output.error("shelfd: \(number == SIGINT ? "SIGINT" : "SIGTERM") received, stopping")
+                await server.shutdown()
+                return
+            }
+        }
+        await server.run()
+        await server.shutdown()
+        stopper.cancel()
+        withExtendedLifetime(signals) {}
+        output.error("shelfd: stopped")
+        return ExitCode.success.rawValue
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        if case SocketError.failed(_, let code)? = error as? SocketError {
+            return "\(String(cString: strerror(code))) (errno \(code))"
+        }
+        return "\(error)"
+    }
+}

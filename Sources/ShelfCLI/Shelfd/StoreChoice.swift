@@ -1,0 +1,37 @@
+import ShelfCore
+
+/// Which store `shelfd` serves (`--store file:PATH|memory`).
+public enum StoreChoice: Sendable, Equatable {
+    /// A JSON snapshot file (protocol/STORAGE.md).
+    case file(path: String)
+    /// Nothing is kept after the server stops.
+    case memory
+
+    /// Parses `file:PATH` or `memory`.
+    /// - Throws: `UsageError` for anything else or an empty path.
+    init(parsing text: String) throws(UsageError) {
+        if text == "memory" {
+            self = .memory
+        } else if text.hasPrefix("file:"), text.count > 5 {
+            self = .file(path: String(text.dropFirst(5)))
+        } else {
+            throw UsageError("--store takes file:PATH or memory, not \"\(text)\"")
+        }
+    }
+
+    /// Makes the store.
+    func makeStore() -> any ListStore {
+        switch self {
+        case .file(let path): FileListStore(path: path)
+        case .memory: MemoryListStore()
+        }
+    }
+
+    /// How the store is named in logs: `file /path/to/reading-list.json` or `memory`.
+    var summary: String {
+        switch self {
+        case .file(let path): "file \(path)"
+        case .memory: "memory (nothing is saved)"
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import ShelfCore
+import ShelfSockets
+import ShelfWire
+
+/// A connection to `shelfd`. Calls may be made concurrently; they are pipelined on the one connection and each
+/// answer is matched to its call by JSON-RPC id.
+///
+/// A reader task routes responses to callers; a writer task sends request lines one at a time in call order.
+/// Notifications from the server are handed to `notifications`.
+public actor ShelfClient {
+    private let connection: TCPConnection
+    private let outbox: AsyncStream<[UInt8]>.Continuation
+    private var waiters: [Int64: CheckedContinuation<RPCResponse, any Error>] = [:]
+    private var nextID: Int64 = 1
+    private var failure: ClientError?
+    private let notificationSink: AsyncStream<RPCRequest>.Continuation
+
+    /// Requests the server sent without an id (notifications), in arrival order.
+    public nonisolated let notifications: AsyncStream<RPCRequest>
+
+    /// Connects to `address`.
+    /// - Throws: `ClientError.cannotConnect` with the socket error (e.g. connection refused).
+    public static func connect(to address: HostPort) async throws(ClientError) -> ShelfClient {
+        do {
+            return ShelfClient(connection: try await TCPConnection.connect(to: address))
+        } catch let error as SocketError {
+            throw .cannotConnect(address, error)
+        } catch {
+            throw .cannotConnect(address, .closed)
+        }
+    }
+
+    private init(connection: TCPConnection) {
+        self.connection = connection
+        let (lines, outbox) = AsyncStream.makeStream(of: [UInt8].self)
+        self.outbox = outbox
+        (notifications, notificationSink) = AsyncStream.makeStream(of: RPCRequest.self)
+        Task { [connection] in
+            for await line in lines {
+                do { try await connection.write(line) } catch { connection.close() }
+            }
+        }
+        Task { await self.readLoop() }
+    }
+
+    /// Sends `call` and waits for its result.
+    /// - Returns: the `result` value of the response.
+    /// - Throws: `ClientError.server` for an error response, `.connectionLost` when the connection ends first.
+    public func call(_ call: MethodCall) async throws(ClientError) -> JSONValue {
+        let (method, params) = call.request
+        return try await send(method: method, params: params)
+    }
+
+    /// Sends any method with `params` (for tools and tests that speak raw JSON-RPC).
+    public func send(method: String, params: JSONObject = JSONObject()) async throws(ClientError) -> JSONValue {
+        if let failure { throw failure }
+        let id = nextID
+        nextID += 1
+        var line = JSONWriter.encode(RPCRequest(id: .number(JSONNumber(Int(id))), method: method, params: params).json)
+        line.append(0x0A)
+        let response: RPCResponse
+        do {
+            response = try await withCheckedThrowingContinuation { continuation in
+                waiters[id] = continuation
+                outbox.yield(line)
+            }
+        } catch let error as ClientError {
+            throw error
+        } catch {
+            throw .connectionLost("\(error)")
+        }
+        switch response.outcome {
+        case .success(let result): return result
+        case .failure(let error): throw .server(error)
+        }
+    }
+
+    /// Closes the connection; pending calls fail with `connectionLost`.
+    public func close() {
+        outbox.finish()
+        connection.close()
+    }
+
+    private func readLoop() async {
+        var framer = LineFramer()
+        var reason = "the server closed the connection"
+        reading: while true {
+            let bytes: [UInt8]
+            do {
+                bytes = try await connection.read()
+            } catch {
+                reason = "\(error)"
+                break
+            }
+            let events = bytes.isEmpty ? framer.finish() : framer.push(bytes)
+            for event in events {
+                guard case .line(let line) = event else {
+                    reason = "an answer was longer than \(LineFramer.defaultMaxLineBytes) bytes"
+                    break reading
+                }
+                handle(line)
+            }
+            if bytes.isEmpty { break }
+        }
+        fail(.connectionLost(reason))
+    }
+
+    private func handle(_ line: [UInt8]) {
+        guard let value = try? JSONParser.parse(line) else { return }
+        if case .object(let object) = value, object["id"] == nil, case .string(let method)? = object["method"] {
+            notificationSink.yield(RPCRequest(id: nil, method: method, params: object["params"]?.objectValue ?? JSONObject()))
+            return
+        }
+        guard let response = RPCResponse(json: value), case .number(let number) = response.id,
+              let id = number.int64, let waiter = waiters.removeValue(forKey: id)
+        else { return }
+        waiter.resume(returning: response)
+    }
+
+    private func fail(_ error: ClientError) {
+        failure = failure ?? error
+        let pending = waiters
+        waiters.removeAll()
+        for waiter in pending.values { waiter.resume(throwing: error) }
+        notificationSink.finish()
+        outbox.finish()
+        connection.close()
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+/// Why the reading list refused a request. Each case maps to one protocol error code (protocol/PROTOCOL.md,
+/// "Errors"); `description` is the message shown to users.
+public enum ReadingListError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The title breaks a `Title` rule; nothing was written.
+    case invalidTitle(Title.Problem)
+    /// No item has this id; nothing was written.
+    case notFound(UUID)
+    /// The request carried `expect` but the list is at `current`; nothing was written.
+    case conflict(current: Revision)
+    /// The store did not accept the change; the list and revision are as they were before.
+    case storageFailed(StorageError)
+
+    public var description: String {
+        switch self {
+        case .invalidTitle(let problem): problem.description
+        case .notFound: "This item is no longer available"
+        case .conflict(let current): "The list changed (now at revision \(current)); reload and try again"
+        case .storageFailed: "Could not save that change"
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// The rules for an item title (issue #2, "The model"): trimmed of whitespace and newlines, not blank,
+/// at most `maxLength` characters, and no control characters (U+0000–U+001F, U+007F) inside.
+public enum Title {
+    /// The longest title accepted, in characters (grapheme clusters) after trimming.
+    public static let maxLength = 1_000
+
+    /// Why a title was refused. The descriptions are the messages users see.
+    public enum Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        case blank
+        case tooLong(length: Int)
+        case controlCharacter(scalar: UInt32)
+
+        public var description: String {
+            switch self {
+            case .blank:
+                "Enter a title"
+            case .tooLong(let length):
+                "Title is too long: \(length) characters, the limit is \(Title.maxLength)"
+            case .controlCharacter(let scalar):
+                "Title contains a control character (U+\(hex(scalar))); remove it and try again"
+            }
+        }
+
+        private func hex(_ value: UInt32) -> String {
+            let digits = String(value, radix: 16, uppercase: true)
+            return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        }
+    }
+
+    /// Returns the trimmed title, or the first rule it breaks.
+    public static func validate(_ raw: String) -> Result<String, Problem> {
+        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty { return .failure(.blank) }
+        if let bad = trimmed.unicodeScalars.first(where: isControl) {
+            return .failure(.controlCharacter(scalar: bad.value))
+        }
+        let length = trimmed.count
+        if length > maxLength { return .failure(.tooLong(length: length)) }
+        return .success(trimmed)
+    }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || scalar.value == 0x7F
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+
+/// The one shared list: owns the accepted state, the revision and the storage generation, and is the only way
+/// to change the list (shared/design.md).
+///
+/// Mutations are validated in arrival order against the list as it will be once every change already handed to
+/// the store is saved, given the next revision, and enqueued on the store at once, so several saves can be in
+/// flight (and grouped by the store). A change is published — visible to `snapshot()`, `item(_:)` and
+/// subscribers — only after the store accepted it, and replies come back in the order requests were validated.
+/// When a save fails, the list rolls back to the accepted state and bumps its generation; every request decided on
+/// top of the failed change answers `storageFailed`, and completions tagged with an older generation are dropped
+/// (invariants 1, 2 and 4).
+public actor ReadingList {
+    typealias Outcome = Result<MutationResult, ReadingListError>
+
+    /// One request waiting for its turn to be answered.
+    struct Entry {
+        let ticket: UInt64
+        let outcome: Outcome
+        /// True once the store accepted the change, or from the start for a request that writes nothing.
+        var saved: Bool
+        var continuation: CheckedContinuation<Outcome, Never>?
+    }
+
+    /// A store completion, delivered to the actor in the order the store produced them.
+    struct Completion: Sendable {
+        let ticket: UInt64
+        let generation: UInt64
+        let result: Result<Void, StorageError>
+    }
+
+    let store: any ListStore
+    let now: @Sendable () -> Date
+    let newID: @Sendable () -> UUID
+
+    /// What readers see: only changes the store accepted.
+    var accepted: ListSnapshot
+    /// `accepted` plus every change handed to the store and not yet answered: what new requests are checked against.
+    var speculative: ListSnapshot
+    /// Requests in validation order, answered from the front.
+    var entries: [Entry] = []
+    /// Bumped by every rollback; store completions carry the generation their commit was started for.
+    var generation: UInt64 = 0
+    var nextTicket: UInt64 = 0
+    /// Answers resolved before their session asked for them.
+    var unclaimed: [UInt64: Outcome] = [:]
+    var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    var subscribers: [UInt64: @Sendable (RevisionedChange) -> Void] = [:]
+    var nextSubscriber: UInt64 = 0
+    let completions: AsyncStream<Completion>.Continuation
+
+    /// Loads the list from `store`.
+    /// - Parameters:
+    ///   - now: the clock for `Item.addedAt` (injected so tests are exact).
+    ///   - newID: the id generator for new items (injected so tests are exact).
+    /// - Throws: `StorageError` from `store.load()`; nothing is written.
+    public init(
+        store: any ListStore,
+        now: @escaping @Sendable () -> Date = { Date() },
+        newID: @escaping @Sendable () -> UUID = { UUID() }
+    ) async throws(StorageError) {
+        let snapshot = try await store.load()
+        self.store = store
+        self.now = now
+        self.newID = newID
+        accepted = snapshot
+        speculative = snapshot
+        let (stream, continuation) = AsyncStream.makeStream(of: Completion.self)
+        completions = continuation
+        Task { [weak self] in
+            for await completion in stream {
+                guard let self else { return }
+                await self.complete(completion)
+            }
+        }
+    }
+
+    deinit {
+        completions.finish()
+    }
+
+    /// The accepted revision.
+    public var revision: Revision { accepted.revision }
+
+    /// The accepted list.
+    public func snapshot() -> ListSnapshot { accepted }
+
+    /// The accepted item with `id`, and the revision it was read at.
+    /// - Throws: `ReadingListError.notFound`.
+    public func item(_ id: UUID) throws(ReadingListError) -> (item: Item, revision: Revision) {
+        guard let item = accepted.items[id] else { throw .notFound(id) }
+        return (item, accepted.revision)
+    }
+
+    /// Validates `mutation`, saves it and publishes it, then answers: `submit(_:expect:)` then `answer(_:)`.
+    /// - Parameter expect: when set, the mutation applies only if the list is exactly at this revision.
+    /// - Returns: the new revision and item; for a request that changes nothing, the current ones (nothing written).
+    /// - Throws: `ReadingListError` — `.invalidTitle` and `.notFound` and `.conflict` without writing anything,
+    ///   `.storageFailed` when the store refused the change (the list and revision are then as they were).
+    public func apply(_ mutation: Mutation, expect: Revision? = nil) async throws(ReadingListError) -> MutationResult {
+        switch submit(mutation, expect: expect) {
+        case .answered(let outcome): try outcome.get()
+        case .pending(let ticket): try await answer(ticket).get()
+        }
+    }
+
+    /// Validates `mutation` and, if it changes the list, hands the change to the store, without waiting for the
+    /// save. Requests submitted one after another are decided and answered in that order, so a session can pipeline:
+    /// submit in arrival order, then collect each answer with `answer(_:)`.
+    public func submit(_ mutation: Mutation, expect: Revision? = nil) -> Submission {
+        let outcome = decide(mutation, expect: expect)
+        if case .failure(.invalidTitle) = outcome { return .answered(outcome) }
+        var saved = true
+        let ticket = nextTicket
+        if case .success(let result) = outcome, let change = result.change {
+            saved = false
+            speculative.items.apply(change.change)
+            speculative.revision = change.revision
+            let commit = StoreCommit(generation: generation, base: change.revision - 1, changes: [change])
+            let completions = self.completions
+            store.enqueue(commit) { @Sendable result in
+                completions.yield(Completion(ticket: ticket, generation: commit.generation, result: result))
+            }
+        } else if entries.isEmpty {
+            return .answered(outcome)
+        }
+        nextTicket += 1
+        entries.append(Entry(ticket: ticket, outcome: outcome, saved: saved, continuation: nil))
+        return .pending(ticket: ticket)
+    }
+
+    /// Waits for the answer to a submitted request: after its change (and every change submitted before it) is
+    /// saved and published, or after a failed save rolled it back. Each ticket is answered once.
+    public func answer(_ ticket: UInt64) async -> Result<MutationResult, ReadingListError> {
+        if let outcome = unclaimed.removeValue(forKey: ticket) { return outcome }
+        return await withCheckedContinuation { continuation in
+            if let index = entries.firstIndex(where: { $0.ticket == ticket }), entries[index].continuation == nil {
+                entries[index].continuation = continuation
+            } else {
+                continuation.resume(returning: .failure(.storageFailed(.injected("unknown ticket \(ticket)"))))
+            }
+        }
+    }
+
+    /// Suspends until no save is in flight (used when shutting down).
+    public func waitUntilIdle() async {
+        if entries.isEmpty { return }
+        await withCheckedContinuation { idleWaiters.append($0) }
+    }
+}

@@ -1,0 +1,34 @@
+import Synchronization
+
+/// Fault injection for `FileListStore` in tests: arm a step and its next `times` occurrences fail with
+/// `StorageError.injected`, as a full disk or a failing device would.
+public final class FileFaults: Sendable {
+    /// The steps of an atomic snapshot replacement, in order.
+    public enum Step: String, Sendable, Hashable, CaseIterable {
+        case write, fsync, rename
+    }
+
+    private let armed = Mutex<[Step: Int]>([:])
+
+    public init() {}
+
+    /// Makes the next `times` occurrences of `step` fail.
+    public func arm(_ step: Step, times: Int = 1) {
+        armed.withLock { $0[step, default: 0] += times }
+    }
+
+    /// Disarms every step.
+    public func clear() {
+        armed.withLock { $0.removeAll() }
+    }
+
+    /// Throws if `step` is armed, consuming one occurrence.
+    func check(_ step: Step) throws(StorageError) {
+        let fail = armed.withLock { armed -> Bool in
+            guard let left = armed[step], left > 0 else { return false }
+            armed[step] = left - 1
+            return true
+        }
+        if fail { throw .injected(step.rawValue) }
+    }
+}

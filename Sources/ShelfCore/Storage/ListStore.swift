@@ -1,0 +1,17 @@
+/// Durable (or not) storage for one list: load it once, then commit changes on top of a revision.
+///
+/// Adapters: `MemoryListStore` (ephemeral, for tests and `--store memory`) and `FileListStore` (a JSON snapshot
+/// replaced atomically; protocol/STORAGE.md). Blocking I/O and fsync never run on the cooperative thread pool.
+public protocol ListStore: Sendable {
+    /// Loads the stored list; a store that does not exist yet is an empty list at revision 0.
+    /// - Throws: `StorageError` when the data cannot be read or is refused (corrupt, duplicate ids, unknown format);
+    ///   the stored data is left untouched.
+    func load() async throws(StorageError) -> ListSnapshot
+
+    /// Queues `commit`; commits are applied in the order `enqueue` is called, and the store may group several
+    /// queued commits into one write (group commit).
+    ///
+    /// `completion` runs exactly once, on a storage thread, when the commit is durable (`.success`) or refused or
+    /// failed (`.failure`, and then the stored list is as it was before this commit). `enqueue` itself never blocks.
+    func enqueue(_ commit: StoreCommit, completion: @escaping @Sendable (Result<Void, StorageError>) -> Void)
+}

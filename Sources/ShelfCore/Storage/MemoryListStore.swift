@@ -1,0 +1,48 @@
+import Dispatch
+import Synchronization
+
+/// An ephemeral store: the list lives in memory only (`shelfd --store memory`, and tests).
+///
+/// Tests can make writes fail on demand (`failWrites`) and count write attempts (`writeAttempts`).
+/// Completions run in order on one serial queue, never inline in `enqueue`.
+public final class MemoryListStore: ListStore {
+    private struct State {
+        var stored: ListSnapshot
+        var failWrites = false
+        var writeAttempts = 0
+    }
+
+    private let state: Mutex<State>
+    private let queue = DispatchQueue(label: "shelf.memory-store")
+
+    /// A store that starts with `initial` (empty at revision 0 by default).
+    public init(initial: ListSnapshot = ListSnapshot()) {
+        state = Mutex(State(stored: initial))
+    }
+
+    /// The list as stored now.
+    public var stored: ListSnapshot { state.withLock { $0.stored } }
+
+    /// How many commits have been attempted (successful or not).
+    public var writeAttempts: Int { state.withLock { $0.writeAttempts } }
+
+    /// While true, every commit fails with `StorageError.injected` and stores nothing.
+    public var failWrites: Bool {
+        get { state.withLock { $0.failWrites } }
+        set { state.withLock { $0.failWrites = newValue } }
+    }
+
+    public func load() async throws(StorageError) -> ListSnapshot { stored }
+
+    public func enqueue(_ commit: StoreCommit, completion: @escaping @Sendable (Result<Void, StorageError>) -> Void) {
+        state.withLock { state in
+            state.writeAttempts += 1
+            let result: Result<Void, StorageError> =
+                state.failWrites
+                ? .failure(.injected("memory store write"))
+                : Result { () throws(StorageError) in try state.stored.apply(commit, path: "memory") }
+            // Dispatched under the lock so completions keep enqueue order.
+            queue.async { @Sendable in completion(result) }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Glibc
+
+/// Blocking file operations for one snapshot file: read it whole, and replace it atomically (write a temp file in
+/// the same directory, fsync it, rename it over the file, fsync the directory). Runs only on a storage thread.
+struct SnapshotFile: Sendable {
+    /// The snapshot's path.
+    let path: String
+    /// Where a replacement is written before the rename; a leftover from a crash is removed by `removeLeftoverTemp`.
+    let tempPath: String
+    let directory: String
+    let faults: FileFaults?
+
+    init(path: String, faults: FileFaults?) {
+        let url = URL(fileURLWithPath: path)
+        self.path = url.path
+        directory = url.deletingLastPathComponent().path
+        tempPath = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp").path
+        self.faults = faults
+    }
+
+    /// Creates the parent directories if they are missing.
+    func createDirectory() throws(StorageError) {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            let code = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.code
+            throw .io(call: "mkdir", path: directory, errno: Int32(code ?? Int(EIO)))
+        }
+    }
+
+    /// The file's bytes, or `nil` when it does not exist.
+    func read() throws(StorageError) -> Data? {
+        let fd = retryingEINTR { open(path, O_RDONLY | O_CLOEXEC) }
+        if fd < 0 {
+            let code = errno
+            if code == ENOENT { return nil }
+            throw .io(call: "open", path: path, errno: code)
+        }
+        defer { close(fd) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { raw in retryingEINTR { Glibc.read(fd, raw.baseAddress, raw.count) } }
+            if n < 0 { throw .io(call: "read", path: path, errno: errno) }
+            if n == 0 { return data }
+            data.append(contentsOf: buffer[0..<n])
+        }
+    }
+
+    /// Removes a temp file left by a crash during a replacement.
+    func removeLeftoverTemp() {
+        _ = unlink(tempPath)
+    }
+
+    /// Atomically replaces the file with `data`; on failure the old file is intact and the temp file removed.
+    func replace(with data: Data) throws(StorageError) {
+        let fd = retryingEINTR { open(tempPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        if fd < 0 { throw .io(call: "open", path: tempPath, errno: errno) }
+        do throws(StorageError) {
+            try faults?.check(.write)
+            try writeAll(data, to: fd)
+            try faults?.check(.fsync)
+            if fsync(fd) != 0 { throw .io(call: "fsync", path: tempPath, errno: errno) }
+            close(fd)
+        } catch {
+            close(fd)
+            removeLeftoverTemp()
+            throw error
+        }
+        do throws(StorageError) {
+            try faults?.check(.rename)
+            if rename(tempPath, path) != 0 { throw .io(call: "rename", path: path, errno: errno) }
+        } catch {
+            removeLeftoverTemp()
+            throw error
+        }
+        try syncDirectory()
+    }
+
+    private func writeAll(_ data: Data, to fd: Int32) throws(StorageError) {
+        let failure: Int32? = data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = retryingEINTR { write(fd, raw.baseAddress?.advanced(by: offset), raw.count - offset) }
+                if n < 0 { return errno }
+                offset += n
+            }
+            return nil
+        }
+        if let failure { throw .io(call: "write", path: tempPath, errno: failure) }
+    }
+
+    /// Makes the rename durable: without it a crash can bring the old directory entry back.
+    private func syncDirectory() throws(StorageError) {
+        let fd = retryingEINTR { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        if fd < 0 { throw .io(call: "open", path: directory, errno: errno) }
+        defer { close(fd) }
+        if fsync(fd) != 0 { throw .io(call: "fsync", path: directory, errno: errno) }
+    }
+}
+
+/// Repeats a system call while it fails with EINTR; returns its final result (errno intact after -1).
+@inline(__always)
+func retryingEINTR<T: BinaryInteger>(_ call: () -> T) -> T {
+    while true {
+        let result = call()
+        if result == -1, errno == EINTR { continue }
+        return result
+    }
+}

@@ -1,0 +1,35 @@
+import Glibc
+
+/// Why a store could not load or save. Carries the path and errno where there is one; `description` says what
+/// happened and what to do.
+public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A system call on `path` failed with `errno`.
+    case io(call: String, path: String, errno: Int32)
+    /// The file is not valid data for this store.
+    case corrupt(path: String, reason: String)
+    /// The file holds two items with the same id.
+    case duplicateID(path: String, id: String)
+    /// The file's `format` is not one this build reads.
+    case unknownFormat(path: String, format: Int)
+    /// A commit was built on `expected` but the store is at `actual` (an earlier commit failed).
+    case baseMismatch(expected: Revision, actual: Revision)
+    /// A fault injected by a test.
+    case injected(String)
+
+    public var description: String {
+        switch self {
+        case .io(let call, let path, let errno):
+            "\(call) failed for \(path): \(String(cString: strerror(errno))) (errno \(errno))"
+        case .corrupt(let path, let reason):
+            "\(path) is not a valid Shelf list (\(reason)); it was left untouched — restore it from a backup or move it away"
+        case .duplicateID(let path, let id):
+            "\(path) lists item \(id) twice; it was left untouched — fix or move the file"
+        case .unknownFormat(let path, let format):
+            "\(path) has format \(format), which this shelfd does not read; it was left untouched — use a newer shelfd"
+        case .baseMismatch(let expected, let actual):
+            "commit was built on revision \(expected) but the store is at \(actual)"
+        case .injected(let what):
+            "injected fault: \(what)"
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Synchronization
+
+/// Bounds the requests one session has read but not yet answered (shared/design.md, invariant 8): the reader
+/// `acquire`s a slot per request and suspends while none is free; the writer `release`s it after answering.
+final class RequestWindow: Sendable {
+    private struct State {
+        var free: Int
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state: Mutex<State>
+
+    init(size: Int) {
+        state = Mutex(State(free: max(1, size)))
+    }
+
+    /// Takes a slot, suspending until one is free. Only the reader calls it, so there is at most one waiter.
+    func acquire() async {
+        let acquired = state.withLock { state -> Bool in
+            guard state.free > 0 else { return false }
+            state.free -= 1
+            return true
+        }
+        if acquired { return }
+        await withCheckedContinuation { continuation in
+            let resumeNow = state.withLock { state -> Bool in
+                if state.free > 0 {
+                    state.free -= 1
+                    return true
+                }
+                state.waiter = continuation
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    /// Frees a slot; hands it straight to a waiting reader.
+    func release() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.free += 1
+            return nil
+        }
+        waiter?.resume()
+    }
+}

@@ -1,0 +1,115 @@
+import Glibc
+import ShelfCore
+import ShelfSockets
+
+/// The TCP server: accepts connections and runs one `Session` per connection, all sharing one `ReadingList`.
+///
+/// Life cycle: `start()` binds (so the caller can print the real port), `run()` serves until `shutdown()`.
+/// `shutdown()` may be called more than once and from any task.
+public actor Server {
+    enum State {
+        case idle
+        case running(TCPListener)
+        case draining
+        case stopped
+    }
+
+    /// How long `shutdown()` lets sessions finish the replies they owe before closing them hard, in seconds.
+    public static let drainTimeout: Duration = .seconds(4)
+
+    private let list: ReadingList
+    private let configuration: ServerConfiguration
+    private let log: ServerLog
+    private var state = State.idle
+    private var sessions: [UInt64: Session] = [:]
+    private var runFinished = false
+    private var runWaiters: [CheckedContinuation<Void, Never>] = []
+
+    public init(list: ReadingList, configuration: ServerConfiguration, log: ServerLog = .standardError) {
+        self.list = list
+        self.configuration = configuration
+        self.log = log
+    }
+
+    /// Binds and listens.
+    /// - Returns: the address actually bound (the real port when port 0 was asked for).
+    /// - Throws: `SocketError` (e.g. `.failed(call: "bind", errno: EADDRINUSE)`), or `ServerError.notIdle`.
+    public func start() throws -> HostPort {
+        guard case .idle = state else { throw ServerError.notIdle }
+        let listener = try TCPListener.listen(on: configuration.listen)
+        state = .running(listener)
+        return listener.localAddress
+    }
+
+    /// Accepts connections until `shutdown()`; returns once every session has ended. Call after `start()`.
+    public func run() async {
+        guard case .running(let listener) = state else { return }
+        await withDiscardingTaskGroup { group in
+            while true {
+                let connection: TCPConnection
+                do {
+                    connection = try await listener.accept()
+                } catch SocketError.failed(let call, let code) {
+                    // Out of descriptors or memory: back off instead of spinning; accepting resumes by itself.
+                    log("\(call)() failed: \(String(cString: strerror(code))) (errno \(code)); retrying in 100 ms")
+                    try? await Task.sleep(for: .milliseconds(100))
+                    continue
+                } catch {
+                    break
+                }
+                guard case .running = state else {
+                    connection.close()
+                    break
+                }
+                let session = Session(connection: connection, list: list, configuration: configuration, log: log)
+                sessions[connection.id] = session
+                group.addTask {
+                    await session.run()
+                    await self.remove(connection.id)
+                }
+            }
+        }
+        runFinished = true
+        for waiter in runWaiters { waiter.resume() }
+        runWaiters.removeAll()
+    }
+
+    /// Stops accepting, lets each session write the replies it owes (saves in flight finish), closes every
+    /// connection, and returns when the server has stopped. Idempotent.
+    public func shutdown() async {
+        switch state {
+        case .idle:
+            state = .stopped
+            return
+        case .stopped, .draining:
+            await waitForRun()
+            return
+        case .running(let listener):
+            state = .draining
+            listener.close()
+        }
+        log("shutting down: \(sessions.count) connection(s) open")
+        for session in sessions.values { session.stop() }
+        let deadline = Task { [weak self] in
+            try? await Task.sleep(for: Self.drainTimeout)
+            await self?.closeAll()
+        }
+        await waitForRun()
+        deadline.cancel()
+        await list.waitUntilIdle()
+        state = .stopped
+    }
+
+    private func waitForRun() async {
+        if runFinished { return }
+        await withCheckedContinuation { runWaiters.append($0) }
+    }
+
+    private func closeAll() {
+        for session in sessions.values { session.connection.close() }
+    }
+
+    private func remove(_ id: UInt64) {
+        sessions[id] = nil
+    }
+}

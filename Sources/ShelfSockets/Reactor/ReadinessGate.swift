@@ -1,0 +1,103 @@
+import Synchronization
+
+/// Readiness of one direction (read or write) of one registered socket: a `ready` flag plus at most one parked
+/// waiter, both guarded by a `Mutex`.
+///
+/// Protocol (no lost wakeups): an operation tries its syscall first; on `EAGAIN` it calls `wait()`, which under
+/// the lock either consumes a `ready` flag set by the reactor in the meantime (the caller then retries the
+/// syscall) or parks the continuation. The reactor thread calls `signal()`, which resumes the parked waiter or
+/// sets `ready`. A stale `ready` flag costs at most one extra syscall that returns `EAGAIN` again.
+///
+/// - Important: one waiter at a time. A second concurrent `wait()` on the same gate is a programming error
+///   (one reader and one writer per connection) and stops the process with a precondition failure.
+final class ReadinessGate: Sendable {
+    private struct Waiter {
+        let token: UInt64
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var ready = false
+        var closed = false
+        var waiter: Waiter?
+        var lastToken: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    private let direction: StaticString
+
+    /// - Parameter direction: `"read"` or `"write"`, used in diagnostics.
+    init(direction: StaticString) {
+        self.direction = direction
+    }
+
+    /// Suspends until the reactor reports readiness.
+    /// - Throws: `SocketError.closed` if the gate is or becomes closed; `CancellationError` if the task is
+    ///   cancelled while parked (a readiness already recorded wins over cancellation).
+    func wait() async throws {
+        let token = state.withLock { state in
+            state.lastToken &+= 1
+            return state.lastToken
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let immediate: Result<Void, any Error>? = state.withLock { state in
+                    if state.closed { return .failure(SocketError.closed) }
+                    if state.ready {
+                        state.ready = false
+                        return .success(())
+                    }
+                    // Checked under the lock: a cancellation handler that ran before this point has already
+                    // made `isCancelled` true; one that runs later finds the parked waiter.
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    precondition(state.waiter == nil, "concurrent \(direction) on one socket is not supported")
+                    state.waiter = Waiter(token: token, continuation: continuation)
+                    return nil
+                }
+                if let immediate { continuation.resume(with: immediate) }
+            }
+        } onCancel: {
+            let cancelled = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+                guard let waiter = state.waiter, waiter.token == token else { return nil }
+                state.waiter = nil
+                return waiter.continuation
+            }
+            cancelled?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Reactor thread: readiness arrived; wakes the parked waiter or remembers it.
+    func signal() {
+        let woken = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            guard !state.closed else { return nil }
+            guard let waiter = state.waiter else {
+                state.ready = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter.continuation
+        }
+        woken?.resume()
+    }
+
+    /// Closes the gate for good: a parked waiter and every later `wait()` throw `SocketError.closed`.
+    func close() {
+        let woken = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            state.closed = true
+            state.ready = false
+            defer { state.waiter = nil }
+            return state.waiter?.continuation
+        }
+        woken?.resume(throwing: SocketError.closed)
+    }
+
+    /// True while readiness is recorded but not yet consumed (for tests and diagnostics).
+    var isReady: Bool {
+        state.withLock { $0.ready }
+    }
+
+    /// True while a waiter is parked (for tests and diagnostics).
+    var hasWaiter: Bool {
+        state.withLock { $0.waiter != nil }
+    }
+}

@@ -1,0 +1,85 @@
+import Glibc
+
+/// A connected, non-blocking TCP socket driven by a `Reactor`.
+///
+/// - Important: thread-safe. At most one `read` and one `write` may be pending at the same time (typically a
+///   reader task and a writer task). Two concurrent reads, or two concurrent writes, on one connection are a
+///   programming error: if both have to suspend, the process stops with a precondition failure.
+public final class TCPConnection: Sendable {
+    /// Process-unique, monotonically increasing id; the reactor registration is keyed by it.
+    public let id: UInt64
+    /// The remote address, e.g. `127.0.0.1:54321` or `[::1]:5`.
+    public let peer: String
+
+    let reactor: Reactor
+    let handle: SocketHandle
+    let registration: Registration
+
+    /// Takes ownership of a connected (or connecting) non-blocking `fd` and registers it with `reactor`.
+    /// - Throws: the registration error; `fd` is closed in that case.
+    init(adopting fd: Int32, peer: String, reactor: Reactor) throws(SocketError) {
+        do {
+            registration = try reactor.register(fd: fd)
+        } catch {
+            _ = Glibc.close(fd)
+            throw error
+        }
+        id = registration.id
+        self.peer = peer
+        self.reactor = reactor
+        handle = SocketHandle(fd: fd)
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Reads what is available, up to `maxBytes` bytes, suspending while nothing is.
+    /// - Parameter maxBytes: the most bytes to return; must be positive. Default 64 KiB.
+    /// - Returns: 1...`maxBytes` bytes, or `[]` at end of stream (the peer shut down its write side).
+    /// - Throws: `SocketError.peerClosed` on `ECONNRESET`; `.closed` if `close()` is or was called;
+    ///   `.failed(call: "read", errno:)`; `CancellationError` if the task is cancelled while suspended.
+    public func read(maxBytes: Int = 65_536) async throws -> [UInt8] {
+        precondition(maxBytes > 0, "maxBytes must be positive")
+        while true {
+            let outcome = try handle.withDescriptor { fd throws(SocketError) in try Self.readOnce(fd, maxBytes) }
+            switch outcome {
+            case .done(let bytes): return bytes
+            case .interrupted: continue
+            case .wouldBlock: try await registration.readable.wait()
+            }
+        }
+    }
+
+    /// Writes all of `bytes`, suspending while the socket's send buffer is full. Uses `send` with `MSG_NOSIGNAL`,
+    /// so a closed peer never raises `SIGPIPE`.
+    /// - Throws: `SocketError.peerClosed` on `EPIPE`/`ECONNRESET`; `.closed` if `close()` is or was called;
+    ///   `.failed(call: "send", errno:)`; `CancellationError` if the task is cancelled while suspended. After an
+    ///   error some prefix of `bytes` may have been sent; close the connection.
+    public func write(_ bytes: [UInt8]) async throws {
+        var offset = 0
+        while offset < bytes.count {
+            let outcome = try bytes.withUnsafeBytes { raw throws(SocketError) in
+                let pending = UnsafeRawBufferPointer(rebasing: raw[offset...])
+                return try handle.withDescriptor { fd throws(SocketError) in try Self.sendOnce(fd, pending) }
+            }
+            switch outcome {
+            case .done(let sent): offset += sent
+            case .interrupted: continue
+            case .wouldBlock: try await registration.writable.wait()
+            }
+        }
+    }
+
+    /// Shuts down the sending side (`shutdown(SHUT_WR)`): the peer reads end of stream. Idempotent; errors and
+    /// calls after `close()` are ignored. Reading still works.
+    public func shutdownWrite() {
+        try? handle.withDescriptor { fd throws(SocketError) in _ = shutdown(fd, Int32(SHUT_WR)) }
+    }
+
+    /// Closes the connection. Idempotent. Deregisters from epoll before the fd is closed, and wakes a pending
+    /// `read` or `write` with `SocketError.closed`. Safe to call from any task or thread.
+    public func close() {
+        handle.close { fd in reactor.deregister(registration, fd: fd) }
+    }
+}

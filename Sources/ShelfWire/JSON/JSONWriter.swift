@@ -1,0 +1,106 @@
+/// Writes ``JSONValue``s as compact JSON (RFC 8259), appending UTF-8 bytes to a buffer.
+///
+/// The output never contains a raw LF or CR (control characters in strings are escaped and no whitespace
+/// is emitted), so any value fits on one line of the line-delimited protocol.
+public enum JSONWriter {
+    /// Appends `value` as compact JSON.
+    ///
+    /// Strings are escaped as ``appendString(_:to:)`` describes; numbers are written as their raw text;
+    /// object members are written in order, duplicates included.
+    /// - Parameters:
+    ///   - value: the value; recursion depth equals its nesting depth.
+    ///   - out: the buffer to append to.
+    public static func append(_ value: JSONValue, to out: inout [UInt8]) {
+        switch value {
+        case .null:
+            appendASCII("null", to: &out)
+        case .bool(let flag):
+            appendASCII(flag ? "true" : "false", to: &out)
+        case .number(let number):
+            out.append(contentsOf: number.text.utf8)
+        case .string(let string):
+            appendString(string, to: &out)
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (position, element) in elements.enumerated() {
+                if position > 0 { out.append(UInt8(ascii: ",")) }
+                append(element, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let object):
+            out.append(UInt8(ascii: "{"))
+            for (position, member) in object.members.enumerated() {
+                if position > 0 { out.append(UInt8(ascii: ",")) }
+                appendString(member.key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                append(member.value, to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends `s` as a quoted JSON string, for hand-rolled fast encoders.
+    ///
+    /// Escaped per RFC 8259 §7: `"` and `\` get a backslash; U+0000–U+001F use the short forms `\b \f \n \r \t`
+    /// where they exist and `\u00XX` (lowercase hex) otherwise. Everything else, including `/`, DEL and
+    /// non-ASCII, is copied as UTF-8.
+    /// - Parameters:
+    ///   - s: the string.
+    ///   - out: the buffer to append to.
+    public static func appendString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        let done: Void? = s.utf8.withContiguousStorageIfAvailable { appendEscaped($0, to: &out) }
+        if done == nil {
+            Array(s.utf8).withUnsafeBufferPointer { appendEscaped($0, to: &out) }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Returns `value` as compact JSON; see ``append(_:to:)``.
+    public static func encode(_ value: JSONValue) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(128)
+        append(value, to: &out)
+        return out
+    }
+
+    /// Appends the escaped bytes of a string body, copying unescaped runs in bulk.
+    private static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        var runStart = 0
+        for i in 0..<bytes.count {
+            let byte = bytes[i]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            if runStart < i {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
+            }
+            runStart = i + 1
+            out.append(UInt8(ascii: "\\"))
+            switch byte {
+            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\"))
+            case 0x08: out.append(UInt8(ascii: "b"))
+            case 0x0C: out.append(UInt8(ascii: "f"))
+            case 0x0A: out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(UInt8(ascii: "t"))
+            default:
+                out.append(UInt8(ascii: "u"))
+                out.append(UInt8(ascii: "0"))
+                out.append(UInt8(ascii: "0"))
+                out.append(hexDigit(byte >> 4))
+                out.append(hexDigit(byte & 0x0F))
+            }
+        }
+        if runStart < bytes.count {
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+        }
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+    }
+
+    private static func appendASCII(_ text: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+}

@@ -1,0 +1,68 @@
+/// What one line from a client holds, after JSON-RPC 2.0 validation (§4, §5, §6).
+public enum IncomingMessage: Sendable, Equatable {
+    /// One request (or one request-shaped error).
+    case single(IncomingRequest)
+    /// A batch (§6): its elements in order. The reply is an array of the non-notification answers, or nothing.
+    case batch([IncomingRequest])
+
+    /// One element: a request to execute, or something that must be answered with an error.
+    public enum IncomingRequest: Sendable, Equatable {
+        case request(RPCRequest)
+        /// Not a valid request: answered with `error` and `id` (`.null` when no id could be read), or, when `id` is
+        /// `nil`, a notification with bad params, which is executed as nothing and never answered (§4.1).
+        case invalid(RPCError, id: RequestID?)
+    }
+
+    /// Decodes one line (without its LF).
+    ///
+    /// Parse errors (including invalid UTF-8) give -32700 with id null; a value that is not a request object, an
+    /// empty batch, a bad `jsonrpc` (must be "2.0" when present), a missing or non-string `method`, or an id that is
+    /// not a string, number or null give -32600; `params` that is not an object gives -32602. `jsonrpc` may be
+    /// omitted, for people typing by hand.
+    public static func decode(line: some Collection<UInt8>) -> IncomingMessage {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(line)
+        } catch {
+            return .single(.invalid(RPCError(.parseError, "Parse error: \(error)"), id: .null))
+        }
+        switch value {
+        case .array(let elements):
+            if elements.isEmpty {
+                return .single(.invalid(RPCError(.invalidRequest, "Invalid request: empty batch"), id: .null))
+            }
+            return .batch(elements.map(request(from:)))
+        default:
+            return .single(request(from: value))
+        }
+    }
+
+    static func request(from value: JSONValue) -> IncomingRequest {
+        guard case .object(let object) = value else {
+            return .invalid(RPCError(.invalidRequest, "Invalid request: expected a JSON object like {\"id\":1,\"method\":\"ping\"}"), id: .null)
+        }
+        var id: RequestID?
+        if let raw = object["id"] {
+            guard let parsed = RequestID(json: raw) else {
+                return .invalid(RPCError(.invalidRequest, "Invalid request: id must be a string, a number or null"), id: .null)
+            }
+            id = parsed
+        }
+        let replyID = id ?? .null
+        if let version = object["jsonrpc"], version != .string("2.0") {
+            return .invalid(RPCError(.invalidRequest, "Invalid request: \"jsonrpc\" must be \"2.0\""), id: replyID)
+        }
+        guard case .string(let method)? = object["method"] else {
+            return .invalid(RPCError(.invalidRequest, "Invalid request: \"method\" must be a string"), id: replyID)
+        }
+        switch object["params"] {
+        case nil:
+            return .request(RPCRequest(id: id, method: method))
+        case .object(let params)?:
+            return .request(RPCRequest(id: id, method: method, params: params))
+        case .some:
+            // A notification with bad params is still a notification: nothing runs and nothing is answered.
+            return .invalid(RPCError(.invalidParams, "Invalid params: \"params\" must be an object"), id: id)
+        }
+    }
+}

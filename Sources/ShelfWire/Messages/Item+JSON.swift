@@ -1,0 +1,28 @@
+import Foundation
+import ShelfCore
+
+extension Item {
+    /// The wire shape (protocol/PROTOCOL.md, `Item`):
+    /// `{"id": lowercase UUID, "title", "isRead", "addedAt": RFC 3339 UTC, "revision"}`.
+    public var json: JSONValue {
+        .object(JSONObject([
+            ("id", .string(id.wireString)),
+            ("title", .string(title)),
+            ("isRead", .bool(isRead)),
+            ("addedAt", .string(Timestamp.format(addedAt))),
+            ("revision", .number(JSONNumber(revision))),
+        ]))
+    }
+
+    /// Reads the wire shape; `nil` when a member is missing or of the wrong type.
+    public init?(json: JSONValue) {
+        guard case .object(let object) = json,
+              let idText = object["id"]?.stringValue, let id = UUID(uuidString: idText),
+              let title = object["title"]?.stringValue,
+              let isRead = object["isRead"]?.boolValue,
+              let addedText = object["addedAt"]?.stringValue, let addedAt = Timestamp.parse(addedText),
+              let revision = object["revision"]?.numberValue?.uint64
+        else { return nil }
+        self.init(id: id, title: title, isRead: isRead, addedAt: addedAt, revision: revision)
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import ShelfCore
+
+/// The `result` shapes of each method (protocol/PROTOCOL.md, "Methods").
+public enum MethodResult: Sendable, Equatable {
+    /// `hello`: `{"server":"shelfd","version","protocol","revision"}`.
+    case hello(revision: Revision)
+    /// `ping`: `"pong"`.
+    case pong
+    /// `list`: `{"revision","items":[Item]}`.
+    case list(revision: Revision, items: [Item])
+    /// `get`, `add`, `mark`, `toggle`, `rename`: `{"revision","item"}`.
+    case item(revision: Revision, item: Item)
+    /// `remove`: `{"revision","id"}`.
+    case removed(revision: Revision, id: UUID)
+
+    /// The result as JSON.
+    public var json: JSONValue {
+        switch self {
+        case .hello(let revision):
+            .object(JSONObject([
+                ("server", "shelfd"), ("version", .string(ProtocolInfo.serverVersion)),
+                ("protocol", .number(JSONNumber(ProtocolInfo.protocolVersion))), ("revision", .number(JSONNumber(revision))),
+            ]))
+        case .pong:
+            "pong"
+        case .list(let revision, let items):
+            .object(JSONObject([("revision", .number(JSONNumber(revision))), ("items", .array(items.map(\.json)))]))
+        case .item(let revision, let item):
+            .object(JSONObject([("revision", .number(JSONNumber(revision))), ("item", item.json)]))
+        case .removed(let revision, let id):
+            .object(JSONObject([("revision", .number(JSONNumber(revision))), ("id", .string(id.wireString))]))
+        }
+    }
+}
