@@ -1,1 +1,7 @@
-print("shelf")
+import Foundation
+import ShelfCLI
+
+signal(SIGPIPE, SIG_IGN)
+let status = await ShelfMain.run(
+    arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+exit(status)

@@ -25,7 +25,7 @@ public enum SnapshotCodec {
         let revision: Revision
     }
 
-    /// Encodes `snapshot` as one line of JSON (no trailing newline).
+    /// Encodes `snapshot` as one line of JSON with sorted keys, ending in a newline.
     /// - Throws: `StorageError.corrupt` if Foundation cannot encode it (not expected for valid items).
     public static func encode(_ snapshot: ListSnapshot, path: String) throws(StorageError) -> Data {
         let file = File(
@@ -38,8 +38,10 @@ public enum SnapshotCodec {
             })
         do {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.withoutEscapingSlashes]
-            return try encoder.encode(file)
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            var data = try encoder.encode(file)
+            data.append(0x0A)
+            return data
         } catch {
             throw .corrupt(path: path, reason: "cannot encode: \(error)")
         }

@@ -6,7 +6,7 @@ extension JSONParser {
     /// The input was validated as UTF-8 up front, so only quotes, backslashes and control bytes need a look.
     mutating func parseString() throws(JSONParseError) -> String {
         let start = index + 1
-        var i = skipPlainWords(from: start)
+        var i = StringByteScan.skipPlainWords(in: bytes, from: start)
         while i < bytes.count {
             let byte = bytes[i]
             if byte == UInt8(ascii: "\"") {
@@ -22,30 +22,6 @@ extension JSONParser {
             i += 1
         }
         throw .unexpectedEnd
-    }
-
-    /// Skips whole 8-byte words that contain no quote, backslash or control byte (SWAR: a zero-byte test on
-    /// `word ^ repeated(c)` finds `c`; `(word - 0x20..) & ~word & 0x80..` finds bytes below 0x20; both tests are
-    /// exact about whether such a byte exists).
-    /// - Returns: the first index whose word may need a closer look.
-    @inline(__always)
-    private func skipPlainWords(from start: Int) -> Int {
-        guard let base = bytes.baseAddress else { return start }
-        let raw = UnsafeRawPointer(base)
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        var i = start
-        while i + 8 <= bytes.count {
-            let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            let quotes = word ^ (ones &* 0x22)
-            let backslashes = word ^ (ones &* 0x5C)
-            let special = ((quotes &- ones) & ~quotes)
-                | ((backslashes &- ones) & ~backslashes)
-                | ((word &- ones &* 0x20) & ~word)
-            if special & highs != 0 { break }
-            i += 8
-        }
-        return i
     }
 
     /// Finishes a string that contains at least one escape, decoding into `scratch`.
@@ -65,7 +41,7 @@ extension JSONParser {
                 scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
                 i = try decodeEscape(at: i)
                 runStart = i
-                i = skipPlainWords(from: i)
+                i = StringByteScan.skipPlainWords(in: bytes, from: i)
                 continue
             }
             if byte < 0x20 {

@@ -67,13 +67,20 @@ public enum JSONWriter {
     /// Appends the escaped bytes of a string body, copying unescaped runs in bulk.
     private static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         var runStart = 0
-        for i in 0..<bytes.count {
+        var i = 0
+        while true {
+            i = StringByteScan.skipPlainWords(in: bytes, from: i)
+            guard i < bytes.count else { break }
             let byte = bytes[i]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            guard StringByteScan.needsEscape(byte) else {
+                i += 1
+                continue
+            }
             if runStart < i {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
             }
-            runStart = i + 1
+            i += 1
+            runStart = i
             out.append(UInt8(ascii: "\\"))
             switch byte {
             case UInt8(ascii: "\""): out.append(UInt8(ascii: "\""))

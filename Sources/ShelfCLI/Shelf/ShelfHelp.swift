@@ -1,0 +1,52 @@
+import ShelfWire
+
+/// `shelf`'s help texts (README, "The shelf command").
+enum ShelfHelp {
+    static let usage = """
+        usage: shelf [--server HOST:PORT] [--json] COMMAND [ARGS]
+
+        Edits the reading list served by shelfd.
+
+        commands:
+          add TITLE...            add an item
+          list [--read|--unread]  show the items (alias: ls)
+          read ID                 mark an item read
+          unread ID               mark an item unread
+          toggle ID               flip an item's read state
+          rename ID TITLE...      change an item's title
+          rm ID                   remove an item (alias: remove)
+          info                    show the server's version and the list revision
+          ping                    check that the server answers
+          help [COMMAND]          show help
+
+        ID is a full id or a unique prefix of at least 4 hex digits, as `list` shows them.
+
+        options:
+          --server HOST:PORT      the server (default $SHELF_SERVER, else 127.0.0.1:\(ProtocolInfo.defaultPort))
+          --json                  print each result as one JSON line
+          -h, --help              show this help
+          --version               show the version
+
+        exit status: 0 ok, 1 the server refused the request, 64 bad usage, 69 server unreachable
+        """
+
+    static let topics: [String: String] = [
+        "add": "usage: shelf add TITLE...\n\nAdds an item. The words are joined with spaces; surrounding whitespace is trimmed.\nTitles must not be blank, hold control characters, or exceed 1000 characters.",
+        "list": "usage: shelf list [--read|--unread]\n\nShows one row per item (short id, [x] read or [ ] unread, title) in the order they were added,\nthen a summary line with the revision.",
+        "read": "usage: shelf read ID\n\nMarks the item read. Marking a read item read changes nothing.",
+        "unread": "usage: shelf unread ID\n\nMarks the item unread. Marking an unread item unread changes nothing.",
+        "toggle": "usage: shelf toggle ID\n\nFlips the item between read and unread.",
+        "rename": "usage: shelf rename ID TITLE...\n\nChanges the item's title (same rules as add).",
+        "rm": "usage: shelf rm ID\n\nRemoves the item.",
+        "info": "usage: shelf info\n\nShows the server's name, version, protocol and the current list revision.",
+        "ping": "usage: shelf ping\n\nPrints pong when the server answers.",
+        "help": "usage: shelf help [COMMAND]\n\nShows help for shelf or for one command.",
+    ]
+
+    /// Help for `topic` (a command name or alias), or `nil` when there is no such command.
+    static func text(for topic: String?) -> String? {
+        guard let topic else { return usage }
+        let aliases = ["ls": "list", "remove": "rm"]
+        return topics[aliases[topic] ?? topic]
+    }
+}
