@@ -1,12 +1,12 @@
 extension HostPort {
     /// Parses `HOST:PORT`; IPv6 hosts must be in brackets (`[::1]:7453`).
     ///
-    /// - Parameter text: the address, e.g. `127.0.0.1:7453`, `[::1]:7453`, `localhost:0`. No whitespace.
+    /// - Parameter text: the address, e.g. `127.0.0.1:7453`, `[::1]:7453`, `localhost:0`.
     /// - Throws: `SocketError.invalidAddress` for an empty host, a missing or non-decimal port, a port above 65535,
-    ///   an unbracketed IPv6 address, or stray brackets/whitespace.
+    ///   an unbracketed IPv6 address, stray brackets, whitespace or control characters.
     public init(parsing text: String) throws(SocketError) {
         let invalid = SocketError.invalidAddress(text)
-        guard !text.isEmpty, !text.contains(where: { $0.isWhitespace || $0.isNewline }) else { throw invalid }
+        guard !text.isEmpty, !text.contains(where: Self.isForbidden) else { throw invalid }
 
         let hostPart: Substring
         let portPart: Substring
@@ -26,6 +26,12 @@ extension HostPort {
         guard !hostPart.isEmpty, !hostPart.contains("["), !hostPart.contains("]") else { throw invalid }
         guard let port = Self.parsePort(portPart) else { throw invalid }
         self.init(host: String(hostPart), port: port)
+    }
+
+    /// Whitespace and control characters never belong in an address.
+    private static func isForbidden(_ character: Character) -> Bool {
+        character.isWhitespace
+            || character.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     /// 1 to 5 ASCII digits, value 0...65535.

@@ -43,9 +43,10 @@ extension Reactor {
             if count < 0 {
                 let code = errno
                 if code == EINTR { continue }
-                // Only EBADF/EFAULT/EINVAL remain: a bug. Fail everything rather than leave waiters hanging.
+                // Only EBADF/EFAULT/EINVAL remain: a bug. Fail everything rather than leave waiters hanging, and
+                // leave the descriptors open: the reactor's deinit still writes to the eventfd.
                 table.fail(.failed(call: "epoll_wait", errno: code))
-                break
+                return
             }
             let ready = UnsafeMutableBufferPointer(rebasing: events[0..<Int(count)])
             if ready.contains(where: { $0.data.u64 == 0 }) {

@@ -12,7 +12,8 @@ extension TCPConnection {
     /// - Returns: a connected socket with `TCP_NODELAY` set.
     /// - Throws: `SocketError.addressResolution`; the last address's `SocketError.failed(call: "connect", errno:)`
     ///   (e.g. `ECONNREFUSED`) or `.failed(call: "socket"|"epoll_ctl", ...)`; `CancellationError` if the task is
-    ///   cancelled while waiting (the half-open socket is closed).
+    ///   cancelled while waiting (the half-open socket is closed). A name lookup already running is not
+    ///   interrupted; cancellation is noticed when it returns.
     public static func connect(to address: HostPort, reactor: Reactor = .shared) async throws -> TCPConnection {
         let candidates = try await AddressResolver.resolve(address)
         var lastError = SocketError.addressResolution(host: address.host, message: "no usable address")

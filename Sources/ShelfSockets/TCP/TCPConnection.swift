@@ -55,7 +55,7 @@ public final class TCPConnection: Sendable {
     /// so a closed peer never raises `SIGPIPE`.
     /// - Throws: `SocketError.peerClosed` on `EPIPE`/`ECONNRESET`; `.closed` if `close()` is or was called;
     ///   `.failed(call: "send", errno:)`; `CancellationError` if the task is cancelled while suspended. After an
-    ///   error some prefix of `bytes` may have been sent; close the connection.
+    ///   error some prefix of `bytes` may have been sent; close the connection. An empty array returns at once.
     public func write(_ bytes: [UInt8]) async throws {
         var offset = 0
         while offset < bytes.count {

@@ -32,7 +32,7 @@ public final class TCPListener: Sendable {
     /// default). A name (e.g. `localhost`) is resolved on the calling thread and the first address is used.
     /// - Parameters:
     ///   - address: where to listen; port 0 picks a free port (see `localAddress`).
-    ///   - backlog: the kernel's pending-connection queue length.
+    ///   - backlog: the kernel's pending-connection queue length (capped by `net.core.somaxconn`).
     ///   - reactor: the reactor that drives `accept()` and the accepted connections.
     /// - Throws: `SocketError.invalidAddress`/`.addressResolution`, or `.failed(call:errno:)` for `socket`,
     ///   `setsockopt`, `bind` (e.g. `EADDRINUSE`), `listen`, `getsockname` or `epoll_ctl`.
