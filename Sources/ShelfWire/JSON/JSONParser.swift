@@ -25,10 +25,11 @@ public struct JSONParser {
     ///     `ArraySlice<UInt8>`, `UnsafeBufferPointer<UInt8>`) are read in place; others are copied first.
     ///   - maxDepth: the most arrays and objects that may be open at once; `[[1]]` has depth 2, a scalar 0.
     ///     Values are recursive types (equality, encoding and deallocation recurse per level), so keep this
-    ///     modest; the default of 64 is far beyond any JSON-RPC request.
+    ///     modest; the default of 64 is far beyond any JSON-RPC request. Values below 0 act as 0.
     /// - Returns: the value.
-    /// - Throws: ``JSONParseError``; `.invalidUTF8` if the input is not valid UTF-8 (checked before anything
-    ///   else), `.tooDeep` past `maxDepth`, `.trailingData` if anything but whitespace follows the value.
+    /// - Throws: ``JSONParseError``, with byte offsets counted from the first byte of `bytes`: `.invalidUTF8` if
+    ///   the input is not valid UTF-8 (checked before anything else), `.tooDeep` past `maxDepth`,
+    ///   `.trailingData` if anything but whitespace follows the value.
     @inlinable
     public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 64) throws(JSONParseError) -> JSONValue {
         let result = bytes.withContiguousStorageIfAvailable { buffer in
@@ -45,7 +46,7 @@ public struct JSONParser {
         do throws(JSONParseError) {
             try validateUTF8(bytes)
             var parser = JSONParser(bytes: bytes)
-            return .success(try parser.parseDocument(maxDepth: maxDepth))
+            return .success(try parser.parseDocument(maxDepth: max(0, maxDepth)))
         } catch {
             return .failure(error)
         }
