@@ -20,9 +20,11 @@ public actor Server {
     private let list: ReadingList
     private let configuration: ServerConfiguration
     private let log: ServerLog
+    private let feed = ChangeFeed()
     private var state = State.idle
     private var sessions: [UInt64: Session] = [:]
     private var runFinished = false
+    private var feedSubscription: UInt64?
     private var runWaiters: [CheckedContinuation<Void, Never>] = []
 
     public init(list: ReadingList, configuration: ServerConfiguration, log: ServerLog = .standardError) {
@@ -34,10 +36,13 @@ public actor Server {
     /// Binds and listens.
     /// - Returns: the address actually bound (the real port when port 0 was asked for).
     /// - Throws: `SocketError` (e.g. `.failed(call: "bind", errno: EADDRINUSE)`), or `ServerError.notIdle`.
-    public func start() throws -> HostPort {
+    public func start() async throws -> HostPort {
         guard case .idle = state else { throw ServerError.notIdle }
         let listener = try TCPListener.listen(on: configuration.listen)
         state = .running(listener)
+        // Subscribed before the first connection is accepted, so no watcher can miss a change.
+        let feed = self.feed
+        feedSubscription = await list.subscribe { feed.publish($0) }
         return listener.localAddress
     }
 
@@ -61,7 +66,7 @@ public actor Server {
                     connection.close()
                     break
                 }
-                let session = Session(connection: connection, list: list, configuration: configuration, log: log)
+                let session = Session(connection: connection, list: list, feed: feed, configuration: configuration, log: log)
                 sessions[connection.id] = session
                 group.addTask {
                     await session.run()
@@ -96,6 +101,7 @@ public actor Server {
         }
         await waitForRun()
         deadline.cancel()
+        if let feedSubscription { await list.unsubscribe(feedSubscription) }
         await list.waitUntilIdle()
         state = .stopped
     }

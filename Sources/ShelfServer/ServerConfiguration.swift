@@ -1,3 +1,4 @@
+import ShelfCore
 import ShelfSockets
 import ShelfWire
 
@@ -10,14 +11,22 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxLineBytes: Int
     /// Requests one connection may have read but not yet answered; past it the session stops reading (backpressure).
     public var maxPendingRequests: Int
+    /// Notification bytes one connection may have queued before it is cut off as a slow consumer. Default 8 MiB.
+    public var maxOutboundBytes: Int
+    /// Recent changes kept so that `watch` can resume from a revision. Default 10,000.
+    public var historyLimit: Int
 
     public init(
         listen: HostPort = HostPort(host: "127.0.0.1", port: ProtocolInfo.defaultPort),
         maxLineBytes: Int = LineFramer.defaultMaxLineBytes,
-        maxPendingRequests: Int = 1024
+        maxPendingRequests: Int = 1024,
+        maxOutboundBytes: Int = 8 << 20,
+        historyLimit: Int = ReadingList.defaultHistoryLimit
     ) {
         self.listen = listen
         self.maxLineBytes = maxLineBytes
         self.maxPendingRequests = maxPendingRequests
+        self.maxOutboundBytes = maxOutboundBytes
+        self.historyLimit = historyLimit
     }
 }

@@ -2,76 +2,85 @@ import ShelfCore
 import ShelfWire
 
 extension Session {
-    /// Turns one framed line into the job that answers it. Mutations are submitted to the list here, in arrival
-    /// order; everything else runs later in the writer.
-    func replyJob(for event: LineFramer.Event) async -> ReplyJob {
+    typealias Answer = @Sendable () async -> (response: RPCResponse, revision: Revision?)?
+
+    /// Queues the reply job for one framed line. Mutations are submitted to the list here, in arrival order, after
+    /// their job has its place in the outbox; everything else runs later, in the writer.
+    func handle(_ event: LineFramer.Event) async {
         switch event {
         case .tooLong(let limit):
             let error = RPCError(.invalidRequest, "Invalid request: line longer than \(limit) bytes; it was discarded")
-            return { Self.encode(RPCResponse(id: .null, outcome: .failure(error)).json) }
+            outbox.push { Outbox.Reply(line: Self.encode(RPCResponse(id: .null, outcome: .failure(error)).json), revision: nil) }
         case .line(let bytes):
             switch IncomingMessage.decode(line: bytes) {
             case .single(let element):
-                let answer = await prepare(element)
-                return { await answer().map { Self.encode($0.json) } }
+                let answer = ReplyPromise<Answer>()
+                outbox.push {
+                    let answer = await answer.value
+                    guard let reply = await answer() else { return nil }
+                    return Outbox.Reply(line: Self.encode(reply.response.json), revision: reply.revision)
+                }
+                answer.fulfil(await prepare(element))
             case .batch(let elements):
-                var answers: [@Sendable () async -> RPCResponse?] = []
-                for element in elements { answers.append(await prepare(element)) }
-                return { [answers] in
+                let answers = ReplyPromise<[Answer]>()
+                outbox.push {
                     var replies: [JSONValue] = []
-                    for answer in answers {
-                        if let reply = await answer() { replies.append(reply.json) }
+                    var revision: Revision?
+                    for answer in await answers.value {
+                        guard let reply = await answer() else { continue }
+                        replies.append(reply.response.json)
+                        revision = max(revision ?? 0, reply.revision ?? 0)
                     }
                     // JSON-RPC 2.0 §6: a batch of notifications gets no reply at all.
-                    return replies.isEmpty ? nil : Self.encode(.array(replies))
+                    return replies.isEmpty ? nil : Outbox.Reply(line: Self.encode(.array(replies)), revision: revision)
                 }
+                var prepared: [Answer] = []
+                for element in elements { prepared.append(await prepare(element)) }
+                answers.fulfil(prepared)
             }
         }
     }
 
     /// Prepares one request: returns the closure that produces its response (`nil` for a notification).
-    private func prepare(_ element: IncomingMessage.IncomingRequest) async -> @Sendable () async -> RPCResponse? {
+    private func prepare(_ element: IncomingMessage.IncomingRequest) async -> Answer {
         let request: RPCRequest
         switch element {
         case .invalid(let error, let id):
-            return { id.map { RPCResponse(id: $0, outcome: .failure(error)) } }
+            return { id.map { (RPCResponse(id: $0, outcome: .failure(error)), nil) } }
         case .request(let valid):
             request = valid
         }
         let id = request.id
-        let call: MethodCall
         switch MethodCall.decode(request) {
         case .failure(let error):
-            return { id.map { RPCResponse(id: $0, outcome: .failure(error)) } }
-        case .success(let decoded):
-            call = decoded
-        }
-        let list = self.list
-        switch call {
-        case .mutate(let mutation, let expect):
+            return { id.map { (RPCResponse(id: $0, outcome: .failure(error)), nil) } }
+        case .success(.mutate(let mutation, let expect)):
             let submission = await list.submit(mutation, expect: expect)
+            let list = self.list
             return {
                 let outcome: Result<MutationResult, ReadingListError> =
                     switch submission {
                     case .answered(let outcome): outcome
                     case .pending(let ticket): await list.answer(ticket)
                     }
-                return id.map { RPCResponse(id: $0, outcome: Self.result(of: outcome)) }
+                return id.map { (RPCResponse(id: $0, outcome: Self.result(of: outcome)), try? outcome.get().revision) }
             }
-        case .hello, .ping, .list, .get:
+        case .success(let call):
             return {
-                let outcome = await Self.read(call, from: list)
-                return id.map { RPCResponse(id: $0, outcome: outcome) }
+                let (outcome, revision) = await self.run(call)
+                return id.map { (RPCResponse(id: $0, outcome: outcome), revision) }
             }
         }
     }
 
-    private static func read(_ call: MethodCall, from list: ReadingList) async -> Result<JSONValue, RPCError> {
+    /// Runs a request that is not a mutation, in the writer: it sees every change answered before it.
+    private func run(_ call: MethodCall) async -> (Result<JSONValue, RPCError>, Revision?) {
         switch call {
         case .hello:
-            return .success(MethodResult.hello(revision: await list.revision).json)
+            let revision = await list.revision
+            return (.success(MethodResult.hello(revision: revision).json), revision)
         case .ping:
-            return .success(MethodResult.pong.json)
+            return (.success(MethodResult.pong.json), nil)
         case .list(let filter):
             let snapshot = await list.snapshot()
             let items = snapshot.items.items.filter { item in
@@ -81,16 +90,43 @@ extension Session {
                 case .unread: !item.isRead
                 }
             }
-            return .success(MethodResult.list(revision: snapshot.revision, items: items).json)
+            return (.success(MethodResult.list(revision: snapshot.revision, items: items).json), snapshot.revision)
         case .get(let id):
             do {
                 let (item, revision) = try await list.item(id)
-                return .success(MethodResult.item(revision: revision, item: item).json)
+                return (.success(MethodResult.item(revision: revision, item: item).json), revision)
             } catch {
-                return .failure(RPCError(error))
+                return (.failure(RPCError(error)), nil)
             }
+        case .watch(let since):
+            return await watch(since: since)
+        case .unwatch:
+            feed.remove(connection.id)
+            let revision = await list.revision
+            return (.success(MethodResult.revision(revision).json), revision)
         case .mutate:
-            return .failure(RPCError(.internalError, "Internal error: a mutation reached the read path"))
+            return (.failure(RPCError(.internalError, "Internal error: a mutation reached the read path")), nil)
+        }
+    }
+
+    private func watch(since: Revision?) async -> (Result<JSONValue, RPCError>, Revision?) {
+        let connection = self.connection
+        // The writer may be stuck in a write to a peer that stopped reading: close it after a grace second anyway.
+        let watcher = ChangeFeed.Watcher(outbox: outbox) {
+            Task {
+                try? await Task.sleep(for: .seconds(1))
+                connection.close()
+            }
+        }
+        let feed = self.feed
+        let id = connection.id
+        do {
+            let revision = try await list.watch(since: since) { backlog, _ in
+                feed.add(id, watcher, backlog: backlog)
+            }
+            return (.success(MethodResult.revision(revision).json), revision)
+        } catch {
+            return (.failure(RPCError(error)), nil)
         }
     }
 

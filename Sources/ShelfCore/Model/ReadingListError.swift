@@ -11,6 +11,9 @@ public enum ReadingListError: Error, Sendable, Equatable, CustomStringConvertibl
     case conflict(current: Revision)
     /// The store did not accept the change; the list and revision are as they were before.
     case storageFailed(StorageError)
+    /// A watch asked for changes after `requested`, but they are no longer kept (or `requested` is ahead of the
+    /// list, at `current`): the watcher must list again.
+    case compacted(requested: Revision, current: Revision)
 
     public var description: String {
         switch self {
@@ -18,6 +21,10 @@ public enum ReadingListError: Error, Sendable, Equatable, CustomStringConvertibl
         case .notFound: "This item is no longer available"
         case .conflict(let current): "The list changed (now at revision \(current)); reload and try again"
         case .storageFailed: "Could not save that change"
+        case .compacted(let requested, let current) where requested > current:
+            "Revision \(requested) is ahead of the list (at \(current)); list again and watch from there"
+        case .compacted(let requested, let current):
+            "Changes after revision \(requested) are no longer kept (the list is at \(current)); list again and watch from there"
         }
     }
 }

@@ -23,6 +23,7 @@ extension ReadingList {
             if case .success(let result) = entry.outcome, let change = result.change {
                 accepted.items.apply(change.change)
                 accepted.revision = change.revision
+                history.append(change)
                 for subscriber in subscribers.values { subscriber(change) }
             }
             deliver(entry, entry.outcome)

@@ -46,6 +46,8 @@ public actor ReadingList {
     var unclaimed: [UInt64: Outcome] = [:]
     var idleWaiters: [CheckedContinuation<Void, Never>] = []
     var subscribers: [UInt64: @Sendable (RevisionedChange) -> Void] = [:]
+    /// The most recent published changes, for watchers that resume from a revision.
+    var history: ChangeHistory
     var nextSubscriber: UInt64 = 0
     let completions: AsyncStream<Completion>.Continuation
 
@@ -53,11 +55,13 @@ public actor ReadingList {
     /// - Parameters:
     ///   - now: the clock for `Item.addedAt` (injected so tests are exact).
     ///   - newID: the id generator for new items (injected so tests are exact).
+    ///   - historyLimit: how many recent changes are kept for `watch(since:…)` (`shelfd --history`).
     /// - Throws: `StorageError` from `store.load()`; nothing is written.
     public init(
         store: any ListStore,
         now: @escaping @Sendable () -> Date = { Date() },
-        newID: @escaping @Sendable () -> UUID = { UUID() }
+        newID: @escaping @Sendable () -> UUID = { UUID() },
+        historyLimit: Int = ReadingList.defaultHistoryLimit
     ) async throws(StorageError) {
         let snapshot = try await store.load()
         self.store = store
@@ -65,6 +69,7 @@ public actor ReadingList {
         self.newID = newID
         accepted = snapshot
         speculative = snapshot
+        history = ChangeHistory(capacity: historyLimit, revision: snapshot.revision)
         let (stream, continuation) = AsyncStream.makeStream(of: Completion.self)
         completions = continuation
         Task { [weak self] in
@@ -74,6 +79,9 @@ public actor ReadingList {
             }
         }
     }
+
+    /// Changes kept for watchers by default.
+    public static let defaultHistoryLimit = 10_000
 
     deinit {
         completions.finish()

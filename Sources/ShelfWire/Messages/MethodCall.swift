@@ -9,9 +9,15 @@ public enum MethodCall: Sendable, Equatable {
     case get(UUID)
     /// `add`, `mark`, `toggle`, `rename` and `remove`, with their optional `expect` revision.
     case mutate(Mutation, expect: Revision?)
+    /// `watch`: send `changed` notifications from `since` (or from now) on.
+    case watch(since: Revision?)
+    /// `unwatch`: stop them.
+    case unwatch
 
     /// Every method name the server answers, in the order the protocol document lists them.
-    public static let methodNames = ["hello", "ping", "list", "get", "add", "mark", "toggle", "rename", "remove"]
+    public static let methodNames = [
+        "hello", "ping", "list", "get", "add", "mark", "toggle", "rename", "remove", "watch", "unwatch",
+    ]
 
     /// Types `request`'s method and params.
     /// - Returns: the call, or -32601 for an unknown method and -32602 for params that are missing, of the wrong
@@ -20,7 +26,8 @@ public enum MethodCall: Sendable, Equatable {
         let reader = ParamsReader(method: request.method, params: request.params)
         let allowed: Set<String>
         switch request.method {
-        case "hello", "ping": allowed = []
+        case "hello", "ping", "unwatch": allowed = []
+        case "watch": allowed = ["since"]
         case "list": allowed = ["filter"]
         case "get": allowed = ["id"]
         case "add": allowed = ["title", "expect"]
@@ -41,6 +48,8 @@ public enum MethodCall: Sendable, Equatable {
         case "ping": return .success(.ping)
         case "list": return filter(reader).map { .list($0) }
         case "get": return reader.id().map { .get($0) }
+        case "watch": return reader.revision("since").map { .watch(since: $0) }
+        case "unwatch": return .success(.unwatch)
         default: break
         }
         return reader.revision("expect").flatMap { expect in
@@ -82,6 +91,9 @@ public enum MethodCall: Sendable, Equatable {
         case .get(let id): ("get", JSONObject([("id", .string(id.wireString))]))
         case .mutate(let mutation, let expect):
             Self.request(for: mutation, expect: expect)
+        case .watch(let since):
+            ("watch", since.map { JSONObject([("since", .number(JSONNumber($0)))]) } ?? JSONObject())
+        case .unwatch: ("unwatch", JSONObject())
         }
     }
 

@@ -13,6 +13,8 @@ public enum MethodResult: Sendable, Equatable {
     case item(revision: Revision, item: Item)
     /// `remove`: `{"revision","id"}`.
     case removed(revision: Revision, id: UUID)
+    /// `watch`, `unwatch`: `{"revision"}`.
+    case revision(Revision)
 
     /// The result as JSON.
     public var json: JSONValue {
@@ -30,6 +32,8 @@ public enum MethodResult: Sendable, Equatable {
             .object(JSONObject([("revision", .number(JSONNumber(revision))), ("item", item.json)]))
         case .removed(let revision, let id):
             .object(JSONObject([("revision", .number(JSONNumber(revision))), ("id", .string(id.wireString))]))
+        case .revision(let revision):
+            .object(JSONObject([("revision", .number(JSONNumber(revision)))]))
         }
     }
 }

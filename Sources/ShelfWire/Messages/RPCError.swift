@@ -49,6 +49,8 @@ extension RPCError {
             self.init(.conflict, error.description, extra: [("revision", .number(JSONNumber(current)))])
         case .storageFailed:
             self.init(.storageFailed, error.description)
+        case .compacted(_, let current):
+            self.init(.compacted, error.description, extra: [("revision", .number(JSONNumber(current)))])
         }
     }
 }

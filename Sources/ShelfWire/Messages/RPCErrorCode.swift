@@ -10,6 +10,7 @@ public enum RPCErrorCode: Int, Sendable, CaseIterable {
     case notFound = 2
     case conflict = 3
     case storageFailed = 4
+    case compacted = 6
 
     /// The machine-readable name sent as `data.reason`, e.g. `invalid_title`.
     public var reason: String {
@@ -23,6 +24,7 @@ public enum RPCErrorCode: Int, Sendable, CaseIterable {
         case .notFound: "not_found"
         case .conflict: "conflict"
         case .storageFailed: "storage_failed"
+        case .compacted: "compacted"
         }
     }
 }

@@ -1,0 +1,41 @@
+import ShelfCore
+import ShelfWire
+import Synchronization
+
+/// Fans published changes out to the sessions that watch: each change is encoded once, as one `changed`
+/// notification line, and queued on every watcher's outbox. A watcher whose outbox overflows is dropped and told
+/// to close (slow consumer).
+final class ChangeFeed: Sendable {
+    struct Watcher: Sendable {
+        let outbox: Outbox
+        let overflowed: @Sendable () -> Void
+    }
+
+    private let watchers = Mutex<[UInt64: Watcher]>([:])
+
+    /// Adds a watcher and queues `backlog` on its outbox first. Call inside `ReadingList.watch`'s `register`,
+    /// so no change is published in between.
+    func add(_ id: UInt64, _ watcher: Watcher, backlog: [RevisionedChange]) {
+        for change in backlog where !watcher.outbox.notify(revision: change.revision, line: ServerNotification.changed(change).line) {
+            watcher.overflowed()
+            return
+        }
+        watchers.withLock { $0[id] = watcher }
+    }
+
+    /// Stops sending to `id`. Idempotent.
+    func remove(_ id: UInt64) {
+        _ = watchers.withLock { $0.removeValue(forKey: id) }
+    }
+
+    /// Sends `change` to every watcher (runs on the `ReadingList` actor: keep it short).
+    func publish(_ change: RevisionedChange) {
+        let current = watchers.withLock { $0 }
+        guard !current.isEmpty else { return }
+        let line = ServerNotification.changed(change).line
+        for (id, watcher) in current where !watcher.outbox.notify(revision: change.revision, line: line) {
+            remove(id)
+            watcher.overflowed()
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import ShelfCore
+import Synchronization
+
+/// What a session owes its peer, in the order it must be written (shared/design.md, invariant 7;
+/// protocol/PROTOCOL.md, "Ordering"): reply jobs in request order, and `changed` notifications in revision order.
+///
+/// The writer takes a reply job, runs it, then writes every queued notification up to the reply's revision and
+/// the reply itself, so nothing sent goes back in revision. With no job waiting it writes the queued
+/// notifications. Queued notification bytes are bounded (`maxBytes`): past it the outbox overflows — the
+/// queue is dropped and the session must close as a slow consumer.
+final class Outbox: Sendable {
+    /// A reply line and the list revision it carries, if any.
+    struct Reply: Sendable {
+        var line: [UInt8]
+        var revision: Revision?
+    }
+
+    /// Produces one reply, or `nil` when nothing is to be sent (notifications).
+    typealias Job = @Sendable () async -> Reply?
+
+    /// What the writer should do next.
+    enum Next {
+        case job(Job)
+        case notifications([UInt8])
+        /// Notifications overflowed `maxBytes`: say `closing` and close.
+        case overflow
+    }
+
+    private struct State {
+        var jobs: [Job] = []
+        var jobHead = 0
+        var notes: [(revision: Revision, line: [UInt8])] = []
+        var noteBytes = 0
+        var finished = false
+        var overflowed = false
+        var overflowReported = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+    /// The most notification bytes queued before the session is cut off.
+    let maxBytes: Int
+
+    init(maxBytes: Int) {
+        self.maxBytes = maxBytes
+    }
+
+    /// Queues a reply job (the reader, in request order).
+    func push(_ job: @escaping Job) {
+        wake { $0.jobs.append(job) }
+    }
+
+    /// No more jobs will come.
+    func finish() {
+        wake { $0.finished = true }
+    }
+
+    /// Queues a notification line for `revision`.
+    /// - Returns: false when this overflowed the outbox (the caller stops sending to it).
+    func notify(revision: Revision, line: [UInt8]) -> Bool {
+        var accepted = true
+        wake { state in
+            guard !state.overflowed else {
+                accepted = false
+                return
+            }
+            if state.noteBytes + line.count > maxBytes {
+                state.overflowed = true
+                state.notes.removeAll()
+                state.noteBytes = 0
+                accepted = false
+            } else {
+                state.notes.append((revision, line))
+                state.noteBytes += line.count
+            }
+        }
+        return accepted
+    }
+
+    /// Removes and returns, concatenated, the queued notifications with revision up to `revision` (all when `nil`).
+    func takeNotifications(upTo revision: Revision?) -> [UInt8] {
+        state.withLock { state in
+            let limit = revision ?? .max
+            var count = 0
+            while count < state.notes.count, state.notes[count].revision <= limit { count += 1 }
+            return Self.take(count, from: &state)
+        }
+    }
+
+    /// The next thing to write; `nil` once the reader finished and every job is done.
+    func next() async -> Next? {
+        while true {
+            let next: Next?? = state.withLock { state in
+                if state.overflowed, !state.overflowReported {
+                    state.overflowReported = true
+                    return .some(.overflow)
+                }
+                if state.jobHead < state.jobs.count {
+                    let job = state.jobs[state.jobHead]
+                    state.jobHead += 1
+                    if state.jobHead > 64, state.jobHead * 2 > state.jobs.count {
+                        state.jobs.removeFirst(state.jobHead)
+                        state.jobHead = 0
+                    }
+                    return .some(.job(job))
+                }
+                if !state.notes.isEmpty { return .some(.notifications(Self.take(state.notes.count, from: &state))) }
+                if state.finished { return .some(nil) }
+                return nil
+            }
+            if let next { return next }
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Bool in
+                    let ready = state.jobHead < state.jobs.count || !state.notes.isEmpty || state.finished
+                        || (state.overflowed && !state.overflowReported)
+                    if !ready { state.waiter = continuation }
+                    return ready
+                }
+                if ready { continuation.resume() }
+            }
+        }
+    }
+
+    private static func take(_ count: Int, from state: inout State) -> [UInt8] {
+        guard count > 0 else { return [] }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(state.notes[..<count].reduce(0) { $0 + $1.line.count })
+        for note in state.notes[..<count] { bytes.append(contentsOf: note.line) }
+        state.notes.removeFirst(count)
+        state.noteBytes -= bytes.count
+        return bytes
+    }
+
+    private func wake(_ change: (inout State) -> Void) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            change(&state)
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+}
