@@ -39,7 +39,7 @@ struct CommandRunner {
             let result = try await client.call(.ping)
             if printJSON(result) { return }
             output.line("pong")
-        case .help, .version:
+        case .help, .version, .watch:
             break
         }
     }

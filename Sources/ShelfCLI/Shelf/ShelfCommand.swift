@@ -2,9 +2,9 @@ import ShelfSockets
 import ShelfWire
 
 /// A parsed `shelf` command line: global options and one command.
-public struct ShelfCommand: Equatable {
+public struct ShelfCommand: Equatable, Sendable {
     /// What to do.
-    public enum Action: Equatable {
+    public enum Action: Equatable, Sendable {
         case add(title: String)
         case list(ListFilter)
         case setRead(id: String, isRead: Bool)
@@ -13,6 +13,7 @@ public struct ShelfCommand: Equatable {
         case remove(id: String)
         case info
         case ping
+        case watch
         case help(topic: String?)
         case version
     }
@@ -92,6 +93,9 @@ public struct ShelfCommand: Equatable {
         case "ping":
             try expect(operands, count: 0, name)
             return .ping
+        case "watch":
+            try expect(operands, count: 0, name)
+            return .watch
         case "help":
             if operands.count > 1 { throw UsageError("help takes at most one COMMAND") }
             return .help(topic: operands.first)

@@ -26,6 +26,8 @@ public enum ShelfMain {
         case .version:
             output.line("shelf \(ProtocolInfo.serverVersion) (protocol \(ProtocolInfo.protocolVersion))")
             return ExitCode.success.rawValue
+        case .watch:
+            return await watch(command, output: output)
         default:
             break
         }
@@ -49,6 +51,24 @@ public enum ShelfMain {
             output.error("shelf: \(error)")
             return ExitCode.failure.rawValue
         }
+    }
+
+    /// Runs `shelf watch` until SIGINT or SIGTERM; exits 0 then.
+    private static func watch(_ command: ShelfCommand, output: Output) async -> Int32 {
+        let signals = SignalWatcher()
+        let received = signals.signals
+        let status = await withTaskGroup(of: Int32.self) { group in
+            group.addTask { await WatchRunner(command: command, output: output).run() }
+            group.addTask {
+                for await _ in received { return ExitCode.success.rawValue }
+                return ExitCode.success.rawValue
+            }
+            let first = await group.next() ?? ExitCode.success.rawValue
+            group.cancelAll()
+            return first
+        }
+        withExtendedLifetime(signals) {}
+        return status
     }
 
     static func exitCode(for error: ClientError) -> ExitCode {

@@ -12,7 +12,7 @@ public enum ShelfdCommand: Equatable {
     /// `shelfd`'s usage text (README, "Flags").
     public static let usage = """
         usage: shelfd [--listen HOST:PORT] [--store file:PATH|memory] [--max-line-bytes N]
-                      [--help] [--version]
+                      [--max-outbound-bytes N] [--history N] [--help] [--version]
 
         Serves one shared reading list over TCP (newline-delimited JSON-RPC 2.0).
 
@@ -23,6 +23,9 @@ public enum ShelfdCommand: Equatable {
                                   ~/.local/share/shelf/reading-list.json)
           --store memory          keep the list in memory only
           --max-line-bytes N      longest request line accepted, in bytes (default \(LineFramer.defaultMaxLineBytes))
+          --max-outbound-bytes N  notification bytes queued for one connection before it is cut off
+                                  as a slow consumer (default \(ServerConfiguration().maxOutboundBytes))
+          --history N             recent changes kept for `watch` to resume from (default \(ReadingList.defaultHistoryLimit))
           -h, --help              show this help
           --version               show the version
 
@@ -54,11 +57,12 @@ public enum ShelfdCommand: Equatable {
                 case "store":
                     store = try StoreChoice(parsing: try scanner.value(of: name, inline: inline))
                 case "max-line-bytes":
-                    let text = try scanner.value(of: name, inline: inline)
-                    guard let bytes = Int(text), bytes >= 64, bytes <= 1 << 30 else {
-                        throw UsageError("--max-line-bytes takes a number of bytes from 64 to 1073741824, not \"\(text)\"")
-                    }
-                    configuration.maxLineBytes = bytes
+                    configuration.maxLineBytes = try number(name, try scanner.value(of: name, inline: inline), in: 64...(1 << 30))
+                case "max-outbound-bytes":
+                    configuration.maxOutboundBytes = try number(
+                        name, try scanner.value(of: name, inline: inline), in: 4096...(1 << 34))
+                case "history":
+                    configuration.historyLimit = try number(name, try scanner.value(of: name, inline: inline), in: 0...10_000_000)
                 default:
                     throw UsageError("unknown option \(ArgumentScanner.spelled(name))")
                 }
@@ -71,5 +75,12 @@ public enum ShelfdCommand: Equatable {
             store = .file(path: path)
         }
         return .serve(ShelfdOptions(configuration: configuration, store: store ?? .memory))
+    }
+
+    private static func number(_ option: String, _ text: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw UsageError("--\(option) takes a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
+        }
+        return value
     }
 }

@@ -32,7 +32,8 @@ public enum ShelfdMain {
         let signals = SignalWatcher()
         let list: ReadingList
         do {
-            list = try await ReadingList(store: options.store.makeStore())
+            list = try await ReadingList(
+                store: options.store.makeStore(), historyLimit: options.configuration.historyLimit)
         } catch {
             output.error("shelfd: cannot open the store: \(error)")
             return ExitCode.failure.rawValue

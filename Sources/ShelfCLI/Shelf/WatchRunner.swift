@@ -1,0 +1,115 @@
+import Foundation
+import ShelfClient
+import ShelfCore
+import ShelfWire
+
+/// `shelf watch`: prints the list, then one line per change as it happens; when the server goes away it says so,
+/// reconnects with backoff (at most 5 s between tries) and resumes from the last revision it printed, re-listing
+/// after `compacted`. A change is printed only if its revision is newer than the last one printed, so nothing is
+/// shown twice or out of order.
+struct WatchRunner {
+    let command: ShelfCommand
+    let output: Output
+    /// The longest wait between reconnection attempts.
+    static let maxBackoff: Duration = .seconds(5)
+
+    /// The last revision printed, and the items as of then (to name removed ones).
+    private struct Shown {
+        var revision: Revision
+        var items: [UUID: Item]
+    }
+
+    /// Runs until the task is cancelled (Ctrl-C); returns 0 then.
+    func run() async -> Int32 {
+        var shown: Shown?
+        var backoff: Duration = .milliseconds(100)
+        var reported = false
+        while !Task.isCancelled {
+            let client: ShelfClient
+            do {
+                client = try await ShelfClient.connect(to: command.server)
+            } catch {
+                if !reported { output.error("shelf: \(error); retrying") }
+                reported = true
+                try? await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, Self.maxBackoff)
+                continue
+            }
+            if reported { output.error("shelf: reconnected to \(command.server)") }
+            reported = false
+            backoff = .milliseconds(100)
+            do {
+                try await follow(client, shown: &shown)
+            } catch let error as ClientError {
+                if case .server(let rpc) = error, rpc.knownCode != .compacted {
+                    output.error("shelf: \(error)")
+                    await client.close()
+                    return ExitCode.failure.rawValue
+                }
+            } catch {}
+            await client.close()
+            if Task.isCancelled { break }
+            output.error("shelf: lost the connection to \(command.server); reconnecting")
+            reported = true
+        }
+        return ExitCode.success.rawValue
+    }
+
+    /// Lists if needed, watches from the last printed revision, and prints changes until the connection ends.
+    private func follow(_ client: ShelfClient, shown: inout Shown?) async throws {
+        if let current = shown {
+            do {
+                _ = try await client.call(.watch(since: current.revision))
+            } catch {
+                guard case .server(let rpc) = error, rpc.knownCode == .compacted else { throw error }
+                output.error("shelf: the server no longer has the changes after revision \(current.revision); listing again")
+                shown = try await listAndWatch(client)
+            }
+        } else {
+            shown = try await listAndWatch(client)
+        }
+        for await notification in client.notifications {
+            if notification.method == "closing" {
+                output.error("shelf: the server is closing the connection: \(notification.params["message"]?.stringValue ?? "")")
+                continue
+            }
+            guard notification.method == "changed", let change = ServerNotification.change(fromParams: notification.params),
+                  var current = shown, change.revision > current.revision
+            else { continue }
+            print(change, notification, items: &current.items)
+            current.revision = change.revision
+            shown = current
+        }
+    }
+
+    private func listAndWatch(_ client: ShelfClient) async throws -> Shown {
+        let result = try await client.call(.list(.all))
+        let (revision, items) = try ResultDecoding.list(result)
+        if command.json {
+            output.line(String(decoding: JSONWriter.encode(result), as: UTF8.self))
+        } else {
+            for item in items { output.line(ItemRow.text(item)) }
+            output.line(ItemRow.summary(items, revision: revision))
+        }
+        _ = try await client.call(.watch(since: revision))
+        return Shown(revision: revision, items: Dictionary(items.map { ($0.id, $0) }, uniquingKeysWith: { $1 }))
+    }
+
+    private func print(_ change: RevisionedChange, _ notification: RPCRequest, items: inout [UUID: Item]) {
+        if command.json {
+            let json = ServerNotification.changed(change).json
+            output.line(String(decoding: JSONWriter.encode(json), as: UTF8.self))
+        }
+        switch change.change {
+        case .added(let item):
+            items[item.id] = item
+            if !command.json { output.line("+ \(ItemRow.shortID(item)) \(TerminalText.visible(item.title))") }
+        case .updated(let item):
+            items[item.id] = item
+            if !command.json { output.line("~ \(ItemRow.text(item))") }
+        case .removed(let id):
+            let title = items.removeValue(forKey: id).map { " " + TerminalText.visible($0.title) } ?? ""
+            if !command.json { output.line("- \(String(id.wireString.prefix(8)))\(title)") }
+        }
+    }
+}
