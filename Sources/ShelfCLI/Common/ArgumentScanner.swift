@@ -2,7 +2,8 @@
 /// `--name=value`, `-h`, and `--` ending the options (so a title may start with `-`).
 struct ArgumentScanner {
     enum Token: Equatable {
-        /// `--name`, `--name=value` (inline value) or `-h` (name `h`).
+        /// `--name`, `--name=value` (inline value) or `-h` (name `h`). A single-dash word of several letters keeps
+        /// its dash in `name` (`-rf`), so it matches no long option and is reported as typed.
         case option(name: String, inlineValue: String?)
         case operand(String)
     }
@@ -29,8 +30,11 @@ struct ArgumentScanner {
             }
             return .option(name: String(body), inlineValue: nil)
         }
-        if word.count > 1, word.hasPrefix("-") {
+        if word.count == 2, word.hasPrefix("-") {
             return .option(name: String(word.dropFirst()), inlineValue: nil)
+        }
+        if word.count > 2, word.hasPrefix("-") {
+            return .option(name: word, inlineValue: nil)
         }
         return .operand(word)
     }
@@ -43,8 +47,14 @@ struct ArgumentScanner {
         return word
     }
 
-    /// How the user spelled an option name: `--listen`, `-h`.
+    /// How the user spelled an option name: `--listen`, `-h`, `-rf`.
     static func spelled(_ name: String) -> String {
-        name.count == 1 ? "-\(name)" : "--\(name)"
+        if name.hasPrefix("-") { return name }
+        return name.count == 1 ? "-\(name)" : "--\(name)"
+    }
+
+    /// Refuses a value given to an option that takes none (`--json=no`).
+    static func noValue(_ name: String, _ inline: String?) throws(UsageError) {
+        if inline != nil { throw UsageError("\(spelled(name)) takes no value") }
     }
 }

@@ -29,7 +29,7 @@ enum IDPrefix {
     /// The digits of `text` (hyphens dropped, lowercased) when it can be a prefix.
     static func digits(_ text: String) throws(Failure) -> String {
         let digits = text.lowercased().filter { $0 != "-" }
-        guard digits.count >= minimumLength, digits.count <= 32, digits.allSatisfy(\.isHexDigit) else {
+        guard digits.count >= minimumLength, digits.count <= 32, digits.allSatisfy({ $0.isASCII && $0.isHexDigit }) else {
             throw .malformed(text)
         }
         return digits

@@ -40,10 +40,18 @@ public struct ShelfCommand: Equatable, Sendable {
             case .option(let name, let inline):
                 switch name {
                 case "server": serverText = try scanner.value(of: name, inline: inline)
-                case "json": json = true
-                case "h", "help": return ShelfCommand(server: defaultServer, json: json, action: .help(topic: operands.first))
-                case "version": return ShelfCommand(server: defaultServer, json: json, action: .version)
-                case "read", "unread": flags.append(name)
+                case "json":
+                    try ArgumentScanner.noValue(name, inline)
+                    json = true
+                case "h", "help":
+                    try ArgumentScanner.noValue(name, inline)
+                    return ShelfCommand(server: defaultServer, json: json, action: .help(topic: operands.first))
+                case "version":
+                    try ArgumentScanner.noValue(name, inline)
+                    return ShelfCommand(server: defaultServer, json: json, action: .version)
+                case "read", "unread":
+                    try ArgumentScanner.noValue(name, inline)
+                    flags.append(name)
                 default: throw UsageError("unknown option \(ArgumentScanner.spelled(name))")
                 }
             }
@@ -64,7 +72,7 @@ public struct ShelfCommand: Equatable, Sendable {
     static let defaultServer = HostPort(host: "127.0.0.1", port: ProtocolInfo.defaultPort)
 
     private static func action(_ name: String, _ operands: [String], flags: [String]) throws(UsageError) -> Action {
-        if name != "list", let flag = flags.first {
+        if name != "list", name != "ls", let flag = flags.first {
             throw UsageError("--\(flag) goes with the list command only")
         }
         switch name {

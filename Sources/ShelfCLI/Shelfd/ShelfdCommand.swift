@@ -45,8 +45,12 @@ public enum ShelfdCommand: Equatable {
                 throw UsageError("unexpected argument \"\(word)\"")
             case .option(let name, let inline):
                 switch name {
-                case "h", "help": return .help
-                case "version": return .version
+                case "h", "help":
+                    try ArgumentScanner.noValue(name, inline)
+                    return .help
+                case "version":
+                    try ArgumentScanner.noValue(name, inline)
+                    return .version
                 case "listen":
                     let text = try scanner.value(of: name, inline: inline)
                     do {

@@ -1,0 +1,182 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// One executable run as a child process (Foundation `Process`), its standard output and error collected by two
+/// reader threads. Every wait takes a timeout; nothing here sleeps to wait or blocks the cooperative pool.
+final class ChildProcess: Sendable {
+    /// How a process ended and what it printed.
+    struct Outcome: Sendable, Equatable {
+        /// The exit status, or the signal number when `signaled`.
+        var status: Int32
+        /// True when a signal ended the process.
+        var signaled: Bool
+        var stdout: String
+        var stderr: String
+    }
+
+    private struct State {
+        var stdout = Data()
+        var stderr = Data()
+        var openPipes = 2
+        var exit: (status: Int32, signaled: Bool)?
+        /// Bumped on every change; a waiter only parks when nothing changed since it looked.
+        var version = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
+    }
+
+    /// The command line, for messages.
+    let commandLine: String
+    private let process: Process
+    private let stdoutPipe = Pipe()
+    private let stderrPipe = Pipe()
+    private let state = Mutex(State())
+
+    private init(process: Process, commandLine: String) {
+        self.process = process
+        self.commandLine = commandLine
+    }
+
+    /// Starts `executable` with exactly `arguments` and `environment`; standard input is /dev/null.
+    /// - Throws: what `Process.run()` throws (e.g. the executable is missing).
+    static func launch(_ executable: URL, _ arguments: [String], environment: [String: String]) throws -> ChildProcess {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        let child = ChildProcess(
+            process: process, commandLine: ([executable.lastPathComponent] + arguments).joined(separator: " "))
+        process.standardOutput = child.stdoutPipe
+        process.standardError = child.stderrPipe
+        // The handler runs on a thread of its own once waitpid has reaped the child.
+        process.terminationHandler = { [weak child] ended in
+            child?.update { $0.exit = (ended.terminationStatus, ended.terminationReason == .uncaughtSignal) }
+        }
+        try process.run()
+        // Process.run() closed our copies of the write ends, so each reader sees EOF when the child is gone.
+        child.startReader(child.stdoutPipe.fileHandleForReading.fileDescriptor, into: \.stdout)
+        child.startReader(child.stderrPipe.fileHandleForReading.fileDescriptor, into: \.stderr)
+        return child
+    }
+
+    /// The child's process id.
+    var pid: Int32 { process.processIdentifier }
+
+    /// What the child printed on standard output so far.
+    var stdoutSoFar: String { state.withLock { String(decoding: $0.stdout, as: UTF8.self) } }
+
+    /// What the child printed on standard error so far.
+    var stderrSoFar: String { state.withLock { String(decoding: $0.stderr, as: UTF8.self) } }
+
+    /// Sends `signal` to the child, by its pid, unless it has already been reaped (the pid may be reused then).
+    func send(_ signal: Int32) {
+        state.withLock { state in
+            if state.exit == nil { _ = kill(process.processIdentifier, signal) }
+        }
+    }
+
+    /// Waits until the child has exited and closed both pipes.
+    /// - Returns: the outcome, or `nil` when that did not happen within `timeout`.
+    func waitForExit(timeout: Duration) async -> Outcome? {
+        await wait(timeout: timeout) { state in
+            guard let exit = state.exit, state.openPipes == 0 else { return nil }
+            return Outcome(
+                status: exit.status, signaled: exit.signaled,
+                stdout: String(decoding: state.stdout, as: UTF8.self),
+                stderr: String(decoding: state.stderr, as: UTF8.self))
+        }
+    }
+
+    /// Waits for the first complete standard-output line that starts with `prefix`.
+    /// - Returns: the line without its newline, or `nil` when the child exits or `timeout` passes first.
+    func waitForLine(startingWith prefix: String, timeout: Duration) async -> String? {
+        let found: String?? = await wait(timeout: timeout) { state in
+            let text = String(decoding: state.stdout, as: UTF8.self)
+            let complete = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            if let line = complete.first(where: { $0.hasPrefix(prefix) }) { return .some(String(line)) }
+            return state.exit != nil && state.openPipes == 0 ? .some(nil) : nil
+        }
+        return found ?? nil
+    }
+
+    /// Makes sure the child is gone: SIGTERM, then SIGKILL if it is still running after `grace`.
+    /// - Returns: the outcome, or `nil` if even SIGKILL did not end it within 5 s.
+    @discardableResult
+    func terminate(grace: Duration = .seconds(5)) async -> Outcome? {
+        send(SIGTERM)
+        if let outcome = await waitForExit(timeout: grace) { return outcome }
+        send(SIGKILL)
+        return await waitForExit(timeout: .seconds(5))
+    }
+
+    // MARK: - Waiting
+
+    /// Re-evaluates `condition` after every change until it returns a value or `timeout` passes.
+    private func wait<T: Sendable>(timeout: Duration, until condition: @escaping @Sendable (State) -> T?) async -> T? {
+        await withTaskGroup(of: T?.self) { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    let (value, version) = self.state.withLock { (condition($0), $0.version) }
+                    if let value { return value }
+                    await self.nextChange(after: version)
+                }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Returns once the state's version is past `version`, or the task is cancelled.
+    private func nextChange(after version: Int) async {
+        let id = state.withLock { state -> Int in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.version != version || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    /// Applies `change` and wakes every waiter.
+    private func update(_ change: (inout State) -> Void) {
+        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            change(&state)
+            state.version += 1
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
+        }
+        for continuation in woken { continuation.resume() }
+    }
+
+    /// Reads `fd` to EOF on a thread of its own (blocking reads never run on the cooperative pool).
+    private func startReader(_ fd: Int32, into buffer: WritableKeyPath<State, Data> & Sendable) {
+        Thread.detachNewThread { [self] in
+            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                let data = Data(chunk[0..<count])
+                update { $0[keyPath: buffer].append(data) }
+            }
+            update { $0.openPipes -= 1 }
+        }
+    }
+}

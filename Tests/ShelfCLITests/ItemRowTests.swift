@@ -1,0 +1,36 @@
+import Foundation
+import ShelfCore
+import Testing
+
+@testable import ShelfCLI
+
+@Suite struct ItemRowTests {
+    private static func item(_ title: String, read: Bool = false, id: String = "3FA2B1C4-5D6E-4F70-8192-A3B4C5D6E7F8") -> Item {
+        Item(id: UUID(uuidString: id)!, title: title, isRead: read, addedAt: Date(timeIntervalSince1970: 0), revision: 1)
+    }
+
+    @Test("a row is the lowercase 8-digit short id, the read mark and the title")
+    func rows() {
+        #expect(ItemRow.text(Self.item("Dune")) == "3fa2b1c4 [ ] Dune")
+        #expect(ItemRow.text(Self.item("Dune", read: true)) == "3fa2b1c4 [x] Dune")
+        #expect(ItemRow.text(Self.item("Über 📚", id: "00000000-0000-4000-8000-000000000000")) == "00000000 [ ] Über 📚")
+        #expect(ItemRow.shortID(Self.item("Dune")) == "3fa2b1c4")
+    }
+
+    @Test("a row shows unsafe title characters escaped")
+    func escapedTitle() {
+        #expect(ItemRow.text(Self.item("abc\u{202E}fed")) == "3fa2b1c4 [ ] abc\\u{202e}fed")
+        #expect(ItemRow.text(Self.item("\u{9B}2J", read: true)) == "3fa2b1c4 [x] \\u{9b}2J")
+    }
+
+    @Test("the summary counts items and read items and names the revision, singular for one")
+    func summary() {
+        let unread = Self.item("A")
+        let read = Self.item("B", read: true)
+        #expect(ItemRow.summary([], revision: 0) == "0 items, 0 read (revision 0)")
+        #expect(ItemRow.summary([read], revision: 7) == "1 item, 1 read (revision 7)")
+        #expect(ItemRow.summary([unread], revision: 1) == "1 item, 0 read (revision 1)")
+        #expect(ItemRow.summary([unread, read, unread], revision: 7) == "3 items, 1 read (revision 7)")
+        #expect(ItemRow.summary([read, read], revision: UInt64.max) == "2 items, 2 read (revision 18446744073709551615)")
+    }
+}

@@ -1,0 +1,182 @@
+import ShelfSockets
+import ShelfWire
+import Testing
+
+@testable import ShelfCLI
+
+@Suite struct ShelfCommandTests {
+    typealias Action = ShelfCommand.Action
+    private static let defaultServer = HostPort(host: "127.0.0.1", port: 7453)
+
+    private static func parse(_ arguments: [String], _ environment: [String: String] = [:]) throws(UsageError) -> ShelfCommand {
+        try ShelfCommand.parse(arguments, environment: environment)
+    }
+
+    /// `arguments` parse to `action` with the default server and no `--json`.
+    private static func expect(
+        _ arguments: [String], parseTo action: Action, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        #expect(
+            try parse(arguments) == ShelfCommand(server: defaultServer, json: false, action: action),
+            sourceLocation: sourceLocation)
+    }
+
+    @Test("a bare command talks to 127.0.0.1:7453 and prints text")
+    func defaults() throws {
+        #expect(try Self.parse(["list"]) == ShelfCommand(server: Self.defaultServer, json: false, action: .list(.all)))
+        #expect(Self.defaultServer.port == ProtocolInfo.defaultPort)
+    }
+
+    @Test(
+        "each command takes its operands; add and rename join the title words",
+        arguments: [
+            (["add", "Dune"], .add(title: "Dune")),
+            (["add", "The", "Left", "Hand", "of", "Darkness"], .add(title: "The Left Hand of Darkness")),
+            (["add", "  spaced  "], .add(title: "  spaced  ")),
+            (["add", "-"], .add(title: "-")),
+            (["list"], .list(.all)),
+            (["ls"], .list(.all)),
+            (["list", "--read"], .list(.read)),
+            (["list", "--unread"], .list(.unread)),
+            (["--read", "list"], .list(.read)),
+            (["read", "3fa2"], .setRead(id: "3fa2", isRead: true)),
+            (["unread", "3fa2"], .setRead(id: "3fa2", isRead: false)),
+            (["toggle", "3fa2"], .toggle(id: "3fa2")),
+            (["rename", "3fa2", "Dune", "Messiah"], .rename(id: "3fa2", title: "Dune Messiah")),
+            (["rm", "3fa2"], .remove(id: "3fa2")),
+            (["remove", "3fa2"], .remove(id: "3fa2")),
+            (["info"], .info),
+            (["ping"], .ping),
+            (["help"], .help(topic: nil)),
+            (["help", "add"], .help(topic: "add")),
+            (["watch"], .watch),
+            (["version"], .version),
+        ] as [([String], Action)])
+    func commands(arguments: [String], action: Action) throws {
+        try Self.expect(arguments, parseTo: action)
+    }
+
+    @Test(
+        "the ls alias takes --read and --unread like list")
+    func lsWithFilter() throws {
+        try Self.expect(["ls", "--read"], parseTo: .list(.read))
+        try Self.expect(["ls", "--unread"], parseTo: .list(.unread))
+    }
+
+    @Test(
+        "-- ends the options, so a title may start with -",
+        arguments: [
+            (["add", "--", "-3 dB"], .add(title: "-3 dB")),
+            (["add", "--", "--json", "--help"], .add(title: "--json --help")),
+            (["--", "add", "-x"], .add(title: "-x")),
+            (["rename", "3fa2", "--", "--draft--"], .rename(id: "3fa2", title: "--draft--")),
+            (["add", "a", "--", "--"], .add(title: "a --")),
+        ] as [([String], Action)])
+    func doubleDash(arguments: [String], action: Action) throws {
+        try Self.expect(arguments, parseTo: action)
+    }
+
+    @Test(
+        "-h and --help ask for help, with the command as the topic; --version asks for the version",
+        arguments: [
+            (["-h"], .help(topic: nil)),
+            (["--help"], .help(topic: nil)),
+            (["add", "--help"], .help(topic: "add")),
+            (["ls", "-h"], .help(topic: "ls")),
+            (["add", "-h", "--no-such-option"], .help(topic: "add")),
+            (["--version"], .version),
+            (["list", "--version"], .version),
+        ] as [([String], Action)])
+    func helpAndVersion(arguments: [String], action: Action) throws {
+        try Self.expect(arguments, parseTo: action)
+    }
+
+    @Test("--server and --json work as --opt value and --opt=value, before or after the command")
+    func globalOptions() throws {
+        let elsewhere = HostPort(host: "10.0.0.2", port: 9000)
+        let table: [[String]] = [
+            ["--server", "10.0.0.2:9000", "--json", "list"],
+            ["--server=10.0.0.2:9000", "--json", "list"],
+            ["list", "--json", "--server", "10.0.0.2:9000"],
+            ["--json", "list", "--server=10.0.0.2:9000"],
+            ["--server", "127.0.0.1:1", "list", "--json", "--server", "10.0.0.2:9000"],
+        ]
+        for arguments in table {
+            #expect(try Self.parse(arguments) == ShelfCommand(server: elsewhere, json: true, action: .list(.all)), "\(arguments)")
+        }
+        #expect(try Self.parse(["--server", "[::1]:7453", "ping"]).server == HostPort(host: "::1", port: 7453))
+    }
+
+    @Test("SHELF_SERVER is the default server; --server overrides it; an empty one counts as unset")
+    func serverFromEnvironment() throws {
+        let environment = ["SHELF_SERVER": "10.0.0.3:7000"]
+        #expect(try Self.parse(["ping"], environment).server == HostPort(host: "10.0.0.3", port: 7000))
+        #expect(try Self.parse(["ping", "--server", "10.0.0.4:1"], environment).server == HostPort(host: "10.0.0.4", port: 1))
+        #expect(try Self.parse(["ping"], ["SHELF_SERVER": ""]).server == Self.defaultServer)
+        #expect(throws: UsageError("the server address must be HOST:PORT (e.g. 127.0.0.1:7453), not \"nowhere\"")) {
+            try Self.parse(["ping"], ["SHELF_SERVER": "nowhere"])
+        }
+        // A bad SHELF_SERVER does not matter when --server replaces it.
+        #expect(try Self.parse(["ping", "--server", "10.0.0.4:1"], ["SHELF_SERVER": "nowhere"]).server.port == 1)
+    }
+
+    @Test(
+        "a wrong command line is a usage error that says what is wrong",
+        arguments: [
+            ([], "no command given"),
+            (["--json"], "no command given"),
+            (["frobnicate"], "unknown command \"frobnicate\""),
+            (["LIST"], "unknown command \"LIST\""),
+            (["--verbose", "list"], "unknown option --verbose"),
+            (["list", "-v"], "unknown option -v"),
+            (["list", "--server"], "--server needs a value"),
+            (["add", "Dune", "--read"], "--read goes with the list command only"),
+            (["rm", "3fa2", "--unread"], "--unread goes with the list command only"),
+            (["read", "--read", "3fa2"], "--read goes with the list command only"),
+            (["list", "--read", "--unread"], "use one of --read and --unread"),
+            (["add"], "add needs a TITLE"),
+            (["add", "--"], "add needs a TITLE"),
+            (["list", "extra"], "list takes no arguments"),
+            (["ls", "extra"], "ls takes no arguments"),
+            (["read"], "read needs exactly one ID"),
+            (["read", "3fa2", "4b5c"], "read needs exactly one ID"),
+            (["unread"], "unread needs exactly one ID"),
+            (["toggle"], "toggle needs exactly one ID"),
+            (["toggle", "3fa2", "4b5c"], "toggle needs exactly one ID"),
+            (["rename"], "rename needs an ID and a TITLE"),
+            (["rename", "3fa2"], "rename needs an ID and a TITLE"),
+            (["rm"], "rm needs exactly one ID"),
+            (["remove", "3fa2", "4b5c"], "remove needs exactly one ID"),
+            (["info", "now"], "info takes no arguments"),
+            (["ping", "twice"], "ping takes no arguments"),
+            (["watch", "3fa2"], "watch takes no arguments"),
+            (["watch", "--read"], "--read goes with the list command only"),
+            (["help", "add", "list"], "help takes at most one COMMAND"),
+        ] as [([String], String)])
+    func usageErrors(arguments: [String], message: String) {
+        #expect(throws: UsageError(message)) { try Self.parse(arguments) }
+    }
+
+    @Test(
+        "--server refuses anything but HOST:PORT",
+        arguments: ["localhost", "127.0.0.1", "127.0.0.1:", ":7453", "127.0.0.1:65536", "::1:7453", "[::1]", "", "host:port"])
+    func badServerAddress(text: String) {
+        #expect(throws: UsageError("the server address must be HOST:PORT (e.g. 127.0.0.1:7453), not \"\(text)\"")) {
+            try Self.parse(["--server", text, "list"])
+        }
+    }
+
+    @Test(
+        "a flag given a value (--json=no) is a usage error, not silently the flag",
+        arguments: [["--json=no", "list"], ["list", "--read=no"]])
+    func flagWithValue(arguments: [String]) {
+        #expect(throws: UsageError.self) { try Self.parse(arguments) }
+    }
+
+    @Test(
+        "a single-dash word is a short option: -json is not --json, and errors quote it as typed")
+    func singleDashLongName() {
+        #expect(throws: UsageError("unknown option -rf")) { try Self.parse(["list", "-rf"]) }
+        #expect(throws: UsageError.self) { try Self.parse(["-json", "list"]) }
+    }
+}

@@ -1,0 +1,157 @@
+import ShelfServer
+import ShelfSockets
+import Testing
+
+@testable import ShelfCLI
+
+@Suite struct ShelfdCommandTests {
+    private static let home = ["HOME": "/home/ada"]
+    private static let homeStore = StoreChoice.file(path: "/home/ada/.local/share/shelf/reading-list.json")
+
+    /// What `.serve` should carry (`ShelfdCommand` itself is not `Sendable`, so tables hold this).
+    struct Serve: Sendable {
+        var listen = HostPort(host: "127.0.0.1", port: 7453)
+        var maxLineBytes = ServerConfiguration().maxLineBytes
+        var store = ShelfdCommandTests.homeStore
+
+        var command: ShelfdCommand {
+            .serve(ShelfdOptions(configuration: ServerConfiguration(listen: listen, maxLineBytes: maxLineBytes), store: store))
+        }
+    }
+
+    private static func serve(
+        listen: HostPort = Serve().listen, maxLineBytes: Int = Serve().maxLineBytes, store: StoreChoice = homeStore
+    ) -> Serve {
+        Serve(listen: listen, maxLineBytes: maxLineBytes, store: store)
+    }
+
+    private static func parse(_ arguments: [String], _ environment: [String: String] = home) throws(UsageError) -> ShelfdCommand {
+        try ShelfdCommand.parse(arguments, environment: environment)
+    }
+
+    @Test("no arguments serve the default address, line limit and store")
+    func defaults() throws {
+        #expect(try Self.parse([]) == Self.serve().command)
+    }
+
+    @Test(
+        "the default store follows SHELF_DATA_DIR, then XDG_DATA_HOME, then HOME",
+        arguments: [
+            (["SHELF_DATA_DIR": "/data", "XDG_DATA_HOME": "/xdg", "HOME": "/home/ada"], "/data/reading-list.json"),
+            (["SHELF_DATA_DIR": "", "XDG_DATA_HOME": "/xdg", "HOME": "/home/ada"], "/xdg/shelf/reading-list.json"),
+            (["HOME": "/home/ada/"], "/home/ada/.local/share/shelf/reading-list.json"),
+        ])
+    func defaultStore(environment: [String: String], path: String) throws {
+        #expect(try Self.parse([], environment) == Self.serve(store: .file(path: path)).command)
+    }
+
+    @Test("without --store and with no data directory in the environment it is a usage error")
+    func noDataDirectory() throws {
+        #expect(throws: UsageError("no data directory: set SHELF_DATA_DIR or HOME, or pass --store")) {
+            try Self.parse([], [:])
+        }
+        #expect(try Self.parse(["--store", "memory"], [:]) == Self.serve(store: .memory).command)
+    }
+
+    @Test(
+        "options take their value as the next word or after =",
+        arguments: [
+            (["--listen", "0.0.0.0:9000"], serve(listen: HostPort(host: "0.0.0.0", port: 9000))),
+            (["--listen=0.0.0.0:9000"], serve(listen: HostPort(host: "0.0.0.0", port: 9000))),
+            (["--listen", "[::1]:7453"], serve(listen: HostPort(host: "::1", port: 7453))),
+            (["--listen", "localhost:0"], serve(listen: HostPort(host: "localhost", port: 0))),
+            (["--store", "memory"], serve(store: .memory)),
+            (["--store=memory"], serve(store: .memory)),
+            (["--store", "file:/tmp/list.json"], serve(store: .file(path: "/tmp/list.json"))),
+            (["--store=file:/tmp/a=b.json"], serve(store: .file(path: "/tmp/a=b.json"))),
+            (["--max-line-bytes", "4096"], serve(maxLineBytes: 4096)),
+            (["--max-line-bytes=4096"], serve(maxLineBytes: 4096)),
+            (["--max-line-bytes", "4096", "--max-line-bytes", "8192"], serve(maxLineBytes: 8192)),
+            (
+                ["--store", "memory", "--listen", "127.0.0.1:1", "--max-line-bytes", "64"],
+                serve(listen: HostPort(host: "127.0.0.1", port: 1), maxLineBytes: 64, store: .memory)
+            ),
+            (["--listen", "127.0.0.1:1", "--listen", "127.0.0.1:2"], serve(listen: HostPort(host: "127.0.0.1", port: 2))),
+        ] as [([String], Serve)])
+    func optionValues(arguments: [String], expected: Serve) throws {
+        #expect(try Self.parse(arguments) == expected.command)
+    }
+
+    @Test(
+        "-h and --help ask for help and --version for the version, wherever they come",
+        arguments: [
+            (["-h"], "help"), (["--help"], "help"), (["--store", "memory", "--help"], "help"),
+            (["--help", "--no-such-option"], "help"), (["--version"], "version"), (["--listen", "127.0.0.1:1", "--version"], "version"),
+        ])
+    func helpAndVersion(arguments: [String], expected: String) throws {
+        #expect(try Self.parse(arguments, [:]) == (expected == "help" ? .help : .version))
+    }
+
+    @Test(
+        "a wrong command line is a usage error that says what is wrong",
+        arguments: [
+            (["--lisen", "127.0.0.1:0"], "unknown option --lisen"),
+            (["-x"], "unknown option -x"),
+            (["serve"], "unexpected argument \"serve\""),
+            (["--", "--help"], "unexpected argument \"--help\""),
+            (["--listen"], "--listen needs a value"),
+            (["--store"], "--store needs a value"),
+            (["--max-line-bytes"], "--max-line-bytes needs a value"),
+            (["--history"], "--history needs a value"),
+            (["--store", "sqlite:/x"], "--store takes file:PATH or memory, not \"sqlite:/x\""),
+            (["--store", "file:"], "--store takes file:PATH or memory, not \"file:\""),
+            (["--store="], "--store takes file:PATH or memory, not \"\""),
+            (["--store", "Memory"], "--store takes file:PATH or memory, not \"Memory\""),
+        ])
+    func usageErrors(arguments: [String], message: String) {
+        #expect(throws: UsageError(message)) { try Self.parse(arguments) }
+    }
+
+    @Test(
+        "--listen refuses anything but HOST:PORT",
+        arguments: ["localhost", "127.0.0.1:", ":7453", "127.0.0.1:70000", "127.0.0.1:-1", "::1:7453", "[::1]", "127.0.0.1:12a", "", "127.0.0.1 :1"])
+    func badListenAddress(text: String) {
+        #expect(throws: UsageError("--listen takes HOST:PORT (e.g. 127.0.0.1:7453 or [::1]:7453), not \"\(text)\"")) {
+            try Self.parse(["--listen", text])
+        }
+    }
+
+    @Test(
+        "the numeric options accept whole numbers within their bounds, either spelling",
+        arguments: [
+            (["--max-line-bytes", "64"], \ServerConfiguration.maxLineBytes, 64),
+            (["--max-line-bytes=1073741824"], \.maxLineBytes, 1 << 30),
+            (["--max-outbound-bytes", "4096"], \.maxOutboundBytes, 4096),
+            (["--max-outbound-bytes=17179869184"], \.maxOutboundBytes, 1 << 34),
+            (["--history", "0"], \.historyLimit, 0),
+            (["--history=10000000"], \.historyLimit, 10_000_000),
+        ] as [([String], WritableKeyPath<ServerConfiguration, Int> & Sendable, Int)])
+    func numbersInRange(arguments: [String], setting: WritableKeyPath<ServerConfiguration, Int> & Sendable, value: Int) throws {
+        var configuration = ServerConfiguration()
+        configuration[keyPath: setting] = value
+        #expect(try Self.parse(arguments) == .serve(ShelfdOptions(configuration: configuration, store: Self.homeStore)))
+    }
+
+    @Test("the numeric options default to 1 MiB per line, 8 MiB queued per connection and 10000 changes of history")
+    func numberDefaults() {
+        let configuration = ServerConfiguration()
+        #expect(configuration.maxLineBytes == 1 << 20)
+        #expect(configuration.maxOutboundBytes == 8 << 20)
+        #expect(configuration.historyLimit == 10_000)
+    }
+
+    @Test(
+        "the numeric options refuse numbers out of range and non-numbers",
+        arguments: [
+            ("max-line-bytes", "64 to 1073741824", ["63", "0", "-1", "1073741825", "99999999999999999999", "1k", "", " 64", "0x40"]),
+            ("max-outbound-bytes", "4096 to 17179869184", ["4095", "17179869185", "8M", ""]),
+            ("history", "0 to 10000000", ["-1", "10000001", "1e3", "ten"]),
+        ])
+    func numbersOutOfRange(option: String, range: String, texts: [String]) {
+        for text in texts {
+            #expect(throws: UsageError("--\(option) takes a whole number from \(range), not \"\(text)\"")) {
+                try Self.parse(["--\(option)", text])
+            }
+        }
+    }
+}
