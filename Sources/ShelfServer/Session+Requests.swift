@@ -4,9 +4,11 @@ import ShelfWire
 extension Session {
     typealias Answer = @Sendable () async -> (response: RPCResponse, revision: Revision?)?
 
-    /// Queues the reply job for one framed line. Mutations are submitted to the list here, in arrival order, after
-    /// their job has its place in the outbox; everything else runs later, in the writer.
-    func handle(_ event: LineFramer.Event) async {
+    /// Queues the reply job for one framed line, then carries the request out, in arrival order: a mutation is
+    /// submitted to the list (its answer is collected by the writer); any other request first waits until this
+    /// connection's earlier mutations are answered, then runs — so it sees exactly the connection's earlier
+    /// changes, never a later one.
+    func handle(_ event: LineFramer.Event, progress: inout ReadProgress) async {
         switch event {
         case .tooLong(let limit):
             let error = RPCError(.invalidRequest, "Invalid request: line longer than \(limit) bytes; it was discarded")
@@ -20,7 +22,7 @@ extension Session {
                     guard let reply = await answer() else { return nil }
                     return Outbox.Reply(line: Self.encode(reply.response.json), revision: reply.revision)
                 }
-                answer.fulfil(await prepare(element))
+                answer.fulfil(await prepare(element, progress: &progress))
             case .batch(let elements):
                 let answers = ReplyPromise<[Answer]>()
                 outbox.push {
@@ -35,14 +37,14 @@ extension Session {
                     return replies.isEmpty ? nil : Outbox.Reply(line: Self.encode(.array(replies)), revision: revision)
                 }
                 var prepared: [Answer] = []
-                for element in elements { prepared.append(await prepare(element)) }
+                for element in elements { prepared.append(await prepare(element, progress: &progress)) }
                 answers.fulfil(prepared)
             }
         }
     }
 
-    /// Prepares one request: returns the closure that produces its response (`nil` for a notification).
-    private func prepare(_ element: IncomingMessage.IncomingRequest) async -> Answer {
+    /// Carries out one request: returns the closure that produces its response (`nil` for a notification).
+    private func prepare(_ element: IncomingMessage.IncomingRequest, progress: inout ReadProgress) async -> Answer {
         let request: RPCRequest
         switch element {
         case .invalid(let error, let id):
@@ -56,6 +58,7 @@ extension Session {
             return { id.map { (RPCResponse(id: $0, outcome: .failure(error)), nil) } }
         case .success(.mutate(let mutation, let expect)):
             let submission = await list.submit(mutation, expect: expect)
+            if case .pending(let ticket) = submission { progress.lastPendingTicket = ticket }
             let list = self.list
             return {
                 let outcome: Result<MutationResult, ReadingListError> =
@@ -66,14 +69,16 @@ extension Session {
                 return id.map { (RPCResponse(id: $0, outcome: Self.result(of: outcome)), try? outcome.get().revision) }
             }
         case .success(let call):
-            return {
-                let (outcome, revision) = await self.run(call)
-                return id.map { (RPCResponse(id: $0, outcome: outcome), revision) }
+            if let ticket = progress.lastPendingTicket {
+                await list.settle(ticket)
+                progress.lastPendingTicket = nil
             }
+            let (outcome, revision) = await run(call)
+            return { id.map { (RPCResponse(id: $0, outcome: outcome), revision) } }
         }
     }
 
-    /// Runs a request that is not a mutation, in the writer: it sees every change answered before it.
+    /// Runs a request that is not a mutation.
     private func run(_ call: MethodCall) async -> (Result<JSONValue, RPCError>, Revision?) {
         switch call {
         case .hello:

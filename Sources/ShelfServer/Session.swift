@@ -8,10 +8,9 @@ import Synchronization
 /// notifications when the connection watches.
 ///
 /// Two tasks: the reader frames lines, decodes them, queues one reply job per request on the `Outbox` and then
-/// submits mutations (so the list sees one connection's requests in order); the writer runs the jobs in order and
-/// writes their replies. Reads and watch changes run in the writer, when their turn comes, so they see every
-/// earlier change of the same connection. A session never throws: whatever the peer does ends, at worst, this
-/// session alone.
+/// carries the request out (so the list sees one connection's requests in order; a read first waits for the
+/// connection's earlier saves); the writer runs the jobs in order and writes their replies. A session never throws:
+/// whatever the peer does ends, at worst, this session alone.
 final class Session: Sendable {
     let connection: TCPConnection
     let list: ReadingList
@@ -64,6 +63,7 @@ final class Session: Sendable {
     private func readLoop(window: RequestWindow) async {
         defer { outbox.finish() }
         var framer = LineFramer(maxLineBytes: configuration.maxLineBytes)
+        var progress = ReadProgress()
         while !Task.isCancelled {
             let bytes: [UInt8]
             do {
@@ -77,7 +77,7 @@ final class Session: Sendable {
             for event in events {
                 if Task.isCancelled { return }
                 await window.acquire()
-                await handle(event)
+                await handle(event, progress: &progress)
             }
             if atEnd { return }
         }

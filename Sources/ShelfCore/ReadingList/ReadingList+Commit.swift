@@ -49,6 +49,7 @@ extension ReadingList {
         } else {
             unclaimed[entry.ticket] = outcome
         }
+        for waiter in settleWaiters.removeValue(forKey: entry.ticket) ?? [] { waiter.resume() }
     }
 
     private func resumeIdleWaiters() {

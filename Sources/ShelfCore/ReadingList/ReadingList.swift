@@ -45,6 +45,8 @@ public actor ReadingList {
     /// Answers resolved before their session asked for them.
     var unclaimed: [UInt64: Outcome] = [:]
     var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Sessions waiting in `settle(_:)`, by ticket.
+    var settleWaiters: [UInt64: [CheckedContinuation<Void, Never>]] = [:]
     var subscribers: [UInt64: @Sendable (RevisionedChange) -> Void] = [:]
     /// The most recent published changes, for watchers that resume from a revision.
     var history: ChangeHistory
@@ -148,6 +150,13 @@ public actor ReadingList {
                 continuation.resume(returning: .failure(.storageFailed(.injected("unknown ticket \(ticket)"))))
             }
         }
+    }
+
+    /// Suspends until the request with `ticket` (and so every request submitted before it) has been answered,
+    /// without taking its answer. A session uses it to run a read exactly after its own earlier writes.
+    public func settle(_ ticket: UInt64) async {
+        guard entries.contains(where: { $0.ticket == ticket }) else { return }
+        await withCheckedContinuation { settleWaiters[ticket, default: []].append($0) }
     }
 
     /// Suspends until no save is in flight (used when shutting down).
