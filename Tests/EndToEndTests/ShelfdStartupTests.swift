@@ -27,6 +27,22 @@ import Testing
         }
     }
 
+    @Test("a second shelfd on the same store file exits 1 saying it is in use, and the first keeps serving")
+    func storeInUse() async throws {
+        try await Sandbox.with { sandbox in
+            let store = "file:\(sandbox.storePath)"
+            try await withShelfd(["--store", store], environment: sandbox.environment) { first in
+                #expect(try await first.shelf("add", "Dune").status == 0)
+                let second = try await run(
+                    "shelfd", ["--listen", "127.0.0.1:0", "--store", store], environment: sandbox.environment)
+                #expect(second.status == 1)
+                #expect(second.stdout == "")
+                #expect(second.stderr == "shelfd: cannot open the store: \(sandbox.storePath) is in use by another shelfd; stop that one first, or pass a different --store\n")
+                #expect(try await first.shelf("list").stdout.hasSuffix("1 item, 0 read (revision 1)\n"))
+            }
+        }
+    }
+
     @Test(
         "a store file it cannot trust exits 1, names the file and leaves it byte for byte as it was",
         arguments: [

@@ -5,7 +5,7 @@ import Synchronization
 public final class FileFaults: Sendable {
     /// The steps of an atomic snapshot replacement, in order.
     public enum Step: String, Sendable, Hashable, CaseIterable {
-        case write, fsync, rename
+        case write, fsync, rename, syncDirectory
     }
 
     private let armed = Mutex<[Step: Int]>([:])

@@ -18,6 +18,10 @@ public final class FileListStore: ListStore {
         var draining = false
         /// The list as stored on disk; `nil` until `load()` succeeded.
         var stored: ListSnapshot?
+        /// Whether the file exists (a missing file is an empty list until the first commit writes it).
+        var fileExists = false
+        /// The lock that keeps a second `shelfd` off this file, held from `load()` on.
+        var lock: StoreLock?
     }
 
     private let file: SnapshotFile
@@ -33,23 +37,39 @@ public final class FileListStore: ListStore {
         file = SnapshotFile(path: path, faults: faults)
     }
 
-    /// Creates missing parent directories, removes a temp file left by a crash, and reads the snapshot.
+    /// Creates missing parent directories, takes the store's lock (`.reading-list.json.lock` beside the file, held
+    /// while this store lives), reads the snapshot, and removes a temp file left by a crash.
     /// A missing file is an empty list at revision 0 (the file is created by the first commit).
-    /// - Throws: `StorageError` naming the file when it cannot be read or is refused; the file is not modified.
+    /// - Throws: `StorageError` naming the file when it cannot be read or is refused, or `.locked` when another
+    ///   process holds the lock; the file is not modified.
     public func load() async throws(StorageError) -> ListSnapshot {
         let file = self.file
-        let result: Result<ListSnapshot, StorageError> = await withCheckedContinuation { continuation in
+        let result: Result<(ListSnapshot, Bool, StoreLock), StorageError> = await withCheckedContinuation { continuation in
             queue.async { @Sendable in
                 continuation.resume(returning: Result { () throws(StorageError) in
                     try file.createDirectory()
-                    file.removeLeftoverTemp()
-                    guard let data = try file.read() else { return ListSnapshot() }
-                    return try SnapshotCodec.decode(data, path: file.path)
+                    let lock = try StoreLock(path: file.lockPath, guarding: file.path)
+                    do throws(StorageError) {
+                        guard let data = try file.read() else {
+                            file.removeLeftoverTemp()
+                            return (ListSnapshot(), false, lock)
+                        }
+                        let snapshot = try SnapshotCodec.decode(data, path: file.path)
+                        file.removeLeftoverTemp()
+                        return (snapshot, true, lock)
+                    } catch {
+                        lock.abandon()
+                        throw error
+                    }
                 })
             }
         }
-        let snapshot = try result.get()
-        state.withLock { $0.stored = snapshot }
+        let (snapshot, exists, lock) = try result.get()
+        state.withLock {
+            $0.stored = snapshot
+            $0.fileExists = exists
+            $0.lock = lock
+        }
         return snapshot
     }
 
@@ -66,11 +86,11 @@ public final class FileListStore: ListStore {
     /// Writes every queued commit in one snapshot replacement, then completes them; repeats until none is queued.
     private func drain() {
         while true {
-            let (batch, stored) = state.withLock { state -> ([Queued], ListSnapshot?) in
+            let (batch, stored, exists) = state.withLock { state -> ([Queued], ListSnapshot?, Bool) in
                 let batch = state.queued
                 state.queued.removeAll()
                 if batch.isEmpty { state.draining = false }
-                return (batch, state.stored)
+                return (batch, state.stored, state.fileExists)
             }
             if batch.isEmpty { return }
             guard var next = stored else {
@@ -91,8 +111,14 @@ public final class FileListStore: ListStore {
             }
             if !applied.isEmpty {
                 do throws(StorageError) {
-                    try file.replace(with: SnapshotCodec.encode(next, path: file.path))
-                    state.withLock { $0.stored = next }
+                    let path = file.path
+                    try file.replace(with: SnapshotCodec.encode(next, path: path)) {
+                        exists ? stored.flatMap { try? SnapshotCodec.encode($0, path: path) } : nil
+                    }
+                    state.withLock {
+                        $0.stored = next
+                        $0.fileExists = true
+                    }
                 } catch {
                     for index in applied { results[index] = .failure(error) }
                 }

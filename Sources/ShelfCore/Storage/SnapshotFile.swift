@@ -8,6 +8,8 @@ struct SnapshotFile: Sendable {
     let path: String
     /// Where a replacement is written before the rename; a leftover from a crash is removed by `removeLeftoverTemp`.
     let tempPath: String
+    /// The lock file beside the snapshot (see `StoreLock`).
+    let lockPath: String
     let directory: String
     let faults: FileFaults?
 
@@ -16,6 +18,7 @@ struct SnapshotFile: Sendable {
         self.path = url.path
         directory = url.deletingLastPathComponent().path
         tempPath = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp").path
+        lockPath = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lock").path
         self.faults = faults
     }
 
@@ -54,7 +57,26 @@ struct SnapshotFile: Sendable {
     }
 
     /// Atomically replaces the file with `data`; on failure the old file is intact and the temp file removed.
-    func replace(with data: Data) throws(StorageError) {
+    /// - Parameter previous: the bytes the file held before (`nil`: it did not exist). Asked for only when the
+    ///   directory cannot be synced after the rename, to put the old file back, so that a failed replacement
+    ///   never leaves the new data behind.
+    func replace(with data: Data, previous: () -> Data?) throws(StorageError) {
+        try writeAndRename(data)
+        do throws(StorageError) {
+            try faults?.check(.syncDirectory)
+            try syncDirectory()
+        } catch {
+            if let old = previous() {
+                try? writeAndRename(old)
+                try? syncDirectory()
+            } else {
+                _ = unlink(path)
+            }
+            throw error
+        }
+    }
+
+    private func writeAndRename(_ data: Data) throws(StorageError) {
         let fd = retryingEINTR { open(tempPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         if fd < 0 { throw .io(call: "open", path: tempPath, errno: errno) }
         do throws(StorageError) {
@@ -75,7 +97,6 @@ struct SnapshotFile: Sendable {
             removeLeftoverTemp()
             throw error
         }
-        try syncDirectory()
     }
 
     private func writeAll(_ data: Data, to fd: Int32) throws(StorageError) {

@@ -13,6 +13,8 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownFormat(path: String, format: Int)
     /// A commit was built on `expected` but the store is at `actual` (an earlier commit failed).
     case baseMismatch(expected: Revision, actual: Revision)
+    /// Another process (another `shelfd`) holds the store's lock.
+    case locked(path: String)
     /// A fault injected by a test.
     case injected(String)
 
@@ -28,6 +30,8 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(path) has format \(format), which this shelfd does not read; it was left untouched — use a newer shelfd"
         case .baseMismatch(let expected, let actual):
             "commit was built on revision \(expected) but the store is at \(actual)"
+        case .locked(let path):
+            "\(path) is in use by another shelfd; stop that one first, or pass a different --store"
         case .injected(let what):
             "injected fault: \(what)"
         }
