@@ -18,16 +18,27 @@ public actor ShelfClient {
     /// Requests the server sent without an id (notifications), in arrival order.
     public nonisolated let notifications: AsyncStream<RPCRequest>
 
-    /// Connects to `address`.
-    /// - Throws: `ClientError.cannotConnect` with the socket error (e.g. connection refused).
-    public static func connect(to address: HostPort) async throws(ClientError) -> ShelfClient {
+    /// Connects to `address` and, with a `token`, authenticates (`auth`) before returning.
+    /// - Throws: `ClientError.cannotConnect` with the socket error (e.g. connection refused); `.server` with
+    ///   code 5 when the token is refused.
+    public static func connect(to address: HostPort, token: String? = nil) async throws(ClientError) -> ShelfClient {
+        let client: ShelfClient
         do {
-            return ShelfClient(connection: try await TCPConnection.connect(to: address))
+            client = ShelfClient(connection: try await TCPConnection.connect(to: address))
         } catch let error as SocketError {
             throw .cannotConnect(address, error)
         } catch {
             throw .cannotConnect(address, .closed)
         }
+        if let token {
+            do {
+                _ = try await client.call(.auth(token: token))
+            } catch {
+                await client.close()
+                throw error
+            }
+        }
+        return client
     }
 
     private init(connection: TCPConnection) {

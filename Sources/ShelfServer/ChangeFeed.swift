@@ -23,6 +23,11 @@ final class ChangeFeed: Sendable {
         watchers.withLock { $0[id] = watcher }
     }
 
+    /// Whether `id` is watching.
+    func isWatching(_ id: UInt64) -> Bool {
+        watchers.withLock { $0[id] != nil }
+    }
+
     /// Stops sending to `id`. Idempotent.
     func remove(_ id: UInt64) {
         _ = watchers.withLock { $0.removeValue(forKey: id) }

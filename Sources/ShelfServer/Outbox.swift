@@ -13,6 +13,8 @@ final class Outbox: Sendable {
     struct Reply: Sendable {
         var line: [UInt8]
         var revision: Revision?
+        /// Bytes this reply holds of the reply budget (`holdReplyBytes`), given back once it is written.
+        var held: Int
     }
 
     /// Produces one reply, or `nil` when nothing is to be sent (notifications).
@@ -24,6 +26,8 @@ final class Outbox: Sendable {
         case notifications([UInt8])
         /// Notifications overflowed `maxBytes`: say `closing` and close.
         case overflow
+        /// The session is being closed (idle timeout): write this last line, then close.
+        case closing([UInt8])
     }
 
     private struct State {
@@ -35,6 +39,11 @@ final class Outbox: Sendable {
         var overflowed = false
         var overflowReported = false
         var waiter: CheckedContinuation<Void, Never>?
+        /// Bytes of encoded replies not yet written, and the reader waiting for them to drop below `maxBytes`.
+        var replyBytes = 0
+        var roomWaiter: CheckedContinuation<Void, Never>?
+        /// A last line to send before closing, once everything owed is written.
+        var closingLine: [UInt8]?
     }
 
     private let state = Mutex(State())
@@ -53,6 +62,48 @@ final class Outbox: Sendable {
     /// No more jobs will come.
     func finish() {
         wake { $0.finished = true }
+    }
+
+    /// Counts `count` bytes of an encoded reply against the budget, first waiting (the reader) while replies already
+    /// hold `maxBytes` or more — one reply larger than the budget is still allowed when nothing else is held.
+    func holdReplyBytes(_ count: Int) async {
+        while true {
+            let admitted = state.withLock { state -> Bool in
+                guard state.replyBytes == 0 || state.replyBytes + count <= maxBytes else { return false }
+                state.replyBytes += count
+                return true
+            }
+            if admitted { return }
+            await withCheckedContinuation { continuation in
+                let retry = state.withLock { state -> Bool in
+                    if state.replyBytes == 0 || state.replyBytes + count <= maxBytes { return true }
+                    state.roomWaiter = continuation
+                    return false
+                }
+                if retry { continuation.resume() }
+            }
+        }
+    }
+
+    /// Gives back bytes held by a written (or dropped) reply.
+    func releaseReplyBytes(_ count: Int) {
+        guard count > 0 else { return }
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.replyBytes -= count
+            defer { state.roomWaiter = nil }
+            return state.roomWaiter
+        }
+        waiter?.resume()
+    }
+
+    /// True when no reply job is queued or running and no notification waits.
+    var isIdle: Bool {
+        state.withLock { $0.jobHead == $0.jobs.count && $0.notes.isEmpty && $0.replyBytes == 0 }
+    }
+
+    /// Sends `line` after everything owed, then the session closes (the reader must stop too).
+    func close(with line: [UInt8]) {
+        wake { $0.closingLine = $0.closingLine ?? line }
     }
 
     /// Queues a notification line for `revision`.
@@ -105,6 +156,10 @@ final class Outbox: Sendable {
                     return .some(.job(job))
                 }
                 if !state.notes.isEmpty { return .some(.notifications(Self.take(state.notes.count, from: &state))) }
+                if state.finished, let line = state.closingLine {
+                    state.closingLine = nil
+                    return .some(.closing(line))
+                }
                 if state.finished { return .some(nil) }
                 return nil
             }

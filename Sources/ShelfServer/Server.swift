@@ -1,6 +1,7 @@
 import Glibc
 import ShelfCore
 import ShelfSockets
+import ShelfWire
 
 /// The TCP server: accepts connections and runs one `Session` per connection, all sharing one `ReadingList`.
 ///
@@ -48,7 +49,11 @@ public actor Server {
 
     /// Accepts connections until `shutdown()`; returns once every session has ended. Call after `start()`.
     public func run() async {
-        guard case .running(let listener) = state else { return }
+        guard case .running(let listener) = state else {
+            // Never started, or shut down before running: there is nothing to serve.
+            finishRun()
+            return
+        }
         await withDiscardingTaskGroup { group in
             while true {
                 let connection: TCPConnection
@@ -66,6 +71,11 @@ public actor Server {
                     connection.close()
                     break
                 }
+                if sessions.count >= configuration.maxConnections {
+                    log("connection \(connection.id) from \(connection.peer) refused: \(sessions.count) connections open")
+                    group.addTask { await Self.refuse(connection, limit: self.configuration.maxConnections) }
+                    continue
+                }
                 let session = Session(connection: connection, list: list, feed: feed, configuration: configuration, log: log)
                 sessions[connection.id] = session
                 group.addTask {
@@ -74,6 +84,10 @@ public actor Server {
                 }
             }
         }
+        finishRun()
+    }
+
+    private func finishRun() {
         runFinished = true
         for waiter in runWaiters { waiter.resume() }
         runWaiters.removeAll()
@@ -85,6 +99,7 @@ public actor Server {
         switch state {
         case .idle:
             state = .stopped
+            finishRun()
             return
         case .stopped, .draining:
             await waitForRun()
@@ -104,6 +119,22 @@ public actor Server {
         if let feedSubscription { await list.unsubscribe(feedSubscription) }
         await list.waitUntilIdle()
         state = .stopped
+    }
+
+    /// Tells a connection over `--max-connections` why it is closed (one error line, if the socket takes it within
+    /// a second), then closes it.
+    private static func refuse(_ connection: TCPConnection, limit: Int) async {
+        let error = RPCError(.tooManyConnections, "Too many connections (the limit is \(limit)); try again later")
+        var line = JSONWriter.encode(RPCResponse(id: .null, outcome: .failure(error)).json)
+        line.append(0x0A)
+        let closer = Task {
+            try? await Task.sleep(for: .seconds(1))
+            connection.close()
+        }
+        try? await connection.write(line)
+        connection.shutdownWrite()
+        closer.cancel()
+        connection.close()
     }
 
     private func waitForRun() async {

@@ -15,18 +15,32 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxOutboundBytes: Int
     /// Recent changes kept so that `watch` can resume from a revision. Default 10,000.
     public var historyLimit: Int
+    /// Connections served at once; the next one gets one `too_many_connections` error line and is closed.
+    /// Default 1024.
+    public var maxConnections: Int
+    /// Connections that send nothing for this long are closed with a `closing` notification (`idle_timeout`);
+    /// `nil` (the default) never closes them. Watching connections are exempt.
+    public var idleTimeout: Duration?
+    /// When set, every connection must `auth` with this token before anything but `hello` and `ping`.
+    public var token: String?
 
     public init(
         listen: HostPort = HostPort(host: "127.0.0.1", port: ProtocolInfo.defaultPort),
         maxLineBytes: Int = LineFramer.defaultMaxLineBytes,
         maxPendingRequests: Int = 1024,
         maxOutboundBytes: Int = 8 << 20,
-        historyLimit: Int = ReadingList.defaultHistoryLimit
+        historyLimit: Int = ReadingList.defaultHistoryLimit,
+        maxConnections: Int = 1024,
+        idleTimeout: Duration? = nil,
+        token: String? = nil
     ) {
         self.listen = listen
         self.maxLineBytes = maxLineBytes
         self.maxPendingRequests = maxPendingRequests
         self.maxOutboundBytes = maxOutboundBytes
         self.historyLimit = historyLimit
+        self.maxConnections = maxConnections
+        self.idleTimeout = idleTimeout
+        self.token = token
     }
 }

@@ -2,17 +2,27 @@ import ShelfCore
 import ShelfWire
 
 extension Session {
-    typealias Answer = @Sendable () async -> (response: RPCResponse, revision: Revision?)?
+    /// One response, encoded: a JSON-RPC response object (no LF) and the list revision it carries, if any.
+    struct Encoded: Sendable {
+        var json: [UInt8]
+        var revision: Revision?
+        /// Bytes counted against the outbox's reply budget until written.
+        var held = 0
+    }
+
+    /// Produces one response when the writer gets to it; `nil` for a notification.
+    typealias Answer = @Sendable () async -> Encoded?
 
     /// Queues the reply job for one framed line, then carries the request out, in arrival order: a mutation is
     /// submitted to the list (its answer is collected by the writer); any other request first waits until this
-    /// connection's earlier mutations are answered, then runs — so it sees exactly the connection's earlier
-    /// changes, never a later one.
-    func handle(_ event: LineFramer.Event, progress: inout ReadProgress) async {
+    /// connection's earlier mutations are answered, then runs and is encoded at once — so it sees exactly the
+    /// connection's earlier changes, never a later one.
+    func handle(_ event: LineFramer.Event, context: inout ReaderContext) async {
         switch event {
         case .tooLong(let limit):
             let error = RPCError(.invalidRequest, "Invalid request: line longer than \(limit) bytes; it was discarded")
-            outbox.push { Outbox.Reply(line: Self.encode(RPCResponse(id: .null, outcome: .failure(error)).json), revision: nil) }
+            let line = Self.line(Self.encode(RPCResponse(id: .null, outcome: .failure(error))).json)
+            outbox.push { Outbox.Reply(line: line, revision: nil, held: 0) }
         case .line(let bytes):
             switch IncomingMessage.decode(line: bytes) {
             case .single(let element):
@@ -20,45 +30,48 @@ extension Session {
                 outbox.push {
                     let answer = await answer.value
                     guard let reply = await answer() else { return nil }
-                    return Outbox.Reply(line: Self.encode(reply.response.json), revision: reply.revision)
+                    return Outbox.Reply(line: Self.line(reply.json), revision: reply.revision, held: reply.held)
                 }
-                answer.fulfil(await prepare(element, progress: &progress))
+                answer.fulfil(await prepare(element, context: &context))
             case .batch(let elements):
                 let answers = ReplyPromise<[Answer]>()
                 outbox.push {
-                    var replies: [JSONValue] = []
-                    var revision: Revision?
+                    var replies: [Encoded] = []
                     for answer in await answers.value {
-                        guard let reply = await answer() else { continue }
-                        replies.append(reply.response.json)
-                        revision = max(revision ?? 0, reply.revision ?? 0)
+                        if let reply = await answer() { replies.append(reply) }
                     }
                     // JSON-RPC 2.0 §6: a batch of notifications gets no reply at all.
-                    return replies.isEmpty ? nil : Outbox.Reply(line: Self.encode(.array(replies)), revision: revision)
+                    return replies.isEmpty ? nil : Self.batchLine(replies)
                 }
                 var prepared: [Answer] = []
-                for element in elements { prepared.append(await prepare(element, progress: &progress)) }
+                for element in elements where context.keepReading {
+                    prepared.append(await prepare(element, context: &context))
+                }
                 answers.fulfil(prepared)
             }
         }
     }
 
     /// Carries out one request: returns the closure that produces its response (`nil` for a notification).
-    private func prepare(_ element: IncomingMessage.IncomingRequest, progress: inout ReadProgress) async -> Answer {
+    private func prepare(_ element: IncomingMessage.IncomingRequest, context: inout ReaderContext) async -> Answer {
         let request: RPCRequest
         switch element {
         case .invalid(let error, let id):
-            return { id.map { (RPCResponse(id: $0, outcome: .failure(error)), nil) } }
+            return Self.answer(id, .failure(error))
         case .request(let valid):
             request = valid
         }
         let id = request.id
+        if !context.authenticated, !["hello", "ping", "auth"].contains(request.method) {
+            let error = RPCError(.unauthorized, "Unauthorized: authenticate first with {\"method\":\"auth\",\"params\":{\"token\":\"…\"}}")
+            return Self.answer(id, .failure(error))
+        }
         switch MethodCall.decode(request) {
         case .failure(let error):
-            return { id.map { (RPCResponse(id: $0, outcome: .failure(error)), nil) } }
+            return Self.answer(id, .failure(error))
         case .success(.mutate(let mutation, let expect)):
             let submission = await list.submit(mutation, expect: expect)
-            if case .pending(let ticket) = submission { progress.lastPendingTicket = ticket }
+            if case .pending(let ticket) = submission { context.lastPendingTicket = ticket }
             let list = self.list
             return {
                 let outcome: Result<MutationResult, ReadingListError> =
@@ -66,24 +79,51 @@ extension Session {
                     case .answered(let outcome): outcome
                     case .pending(let ticket): await list.answer(ticket)
                     }
-                return id.map { (RPCResponse(id: $0, outcome: Self.result(of: outcome)), try? outcome.get().revision) }
+                guard let id else { return nil }
+                return Self.encode(RPCResponse(id: id, outcome: Self.result(of: outcome)), revision: try? outcome.get().revision)
             }
+        case .success(.auth(let token)):
+            return Self.answer(id, authenticate(token, context: &context))
         case .success(let call):
-            if let ticket = progress.lastPendingTicket {
+            if let ticket = context.lastPendingTicket {
                 await list.settle(ticket)
-                progress.lastPendingTicket = nil
+                context.lastPendingTicket = nil
             }
             let (outcome, revision) = await run(call)
-            return { id.map { (RPCResponse(id: $0, outcome: outcome), revision) } }
+            guard let id else { return { nil } }
+            var encoded = Self.encode(RPCResponse(id: id, outcome: outcome), revision: revision)
+            // A peer that sends reads without reading the replies must not make the server buffer without bound:
+            // past the budget the reader waits for the writer (and TCP pushes back on the peer).
+            encoded.held = encoded.json.count
+            await outbox.holdReplyBytes(encoded.held)
+            let answer = encoded
+            return { answer }
         }
     }
 
-    /// Runs a request that is not a mutation.
+    private func authenticate(_ token: String, context: inout ReaderContext) -> Result<JSONValue, RPCError> {
+        guard let check = tokenCheck else { return .success(MethodResult.empty.json) }
+        if check.matches(token) {
+            context.authenticated = true
+            context.failedAuthAttempts = 0
+            return .success(MethodResult.empty.json)
+        }
+        context.failedAuthAttempts += 1
+        let left = TokenCheck.maxFailures - context.failedAuthAttempts
+        if left <= 0 {
+            context.keepReading = false
+            log("connection \(connection.id): \(TokenCheck.maxFailures) failed auth attempts; closing")
+            return .failure(RPCError(.unauthorized, "Unauthorized: wrong token; closing after \(TokenCheck.maxFailures) failed attempts"))
+        }
+        return .failure(RPCError(.unauthorized, "Unauthorized: wrong token (\(left) attempt\(left == 1 ? "" : "s") left)"))
+    }
+
+    /// Runs a request that is neither a mutation nor `auth`.
     private func run(_ call: MethodCall) async -> (Result<JSONValue, RPCError>, Revision?) {
         switch call {
         case .hello:
             let revision = await list.revision
-            return (.success(MethodResult.hello(revision: revision).json), revision)
+            return (.success(MethodResult.hello(revision: revision, authRequired: tokenCheck != nil).json), revision)
         case .ping:
             return (.success(MethodResult.pong.json), nil)
         case .list(let filter):
@@ -109,8 +149,8 @@ extension Session {
             feed.remove(connection.id)
             let revision = await list.revision
             return (.success(MethodResult.revision(revision).json), revision)
-        case .mutate:
-            return (.failure(RPCError(.internalError, "Internal error: a mutation reached the read path")), nil)
+        case .mutate, .auth:
+            return (.failure(RPCError(.internalError, "Internal error: request routed to the wrong handler")), nil)
         }
     }
 
@@ -148,9 +188,31 @@ extension Session {
         }
     }
 
-    static func encode(_ value: JSONValue) -> [UInt8] {
-        var line = JSONWriter.encode(value)
+    /// An answer known now: encoded at once, or nothing for a notification.
+    private static func answer(_ id: RequestID?, _ outcome: Result<JSONValue, RPCError>) -> Answer {
+        guard let id else { return { nil } }
+        let encoded = encode(RPCResponse(id: id, outcome: outcome))
+        return { encoded }
+    }
+
+    static func encode(_ response: RPCResponse, revision: Revision? = nil) -> Encoded {
+        Encoded(json: JSONWriter.encode(response.json), revision: revision)
+    }
+
+    static func line(_ json: [UInt8]) -> [UInt8] {
+        var line = json
         line.append(0x0A)
         return line
+    }
+
+    /// `[a,b,…]` + LF, carrying the highest revision among the replies.
+    private static func batchLine(_ replies: [Encoded]) -> Outbox.Reply {
+        var line: [UInt8] = [UInt8(ascii: "[")]
+        for (index, reply) in replies.enumerated() {
+            if index > 0 { line.append(UInt8(ascii: ",")) }
+            line.append(contentsOf: reply.json)
+        }
+        line.append(contentsOf: [UInt8(ascii: "]"), 0x0A])
+        return Outbox.Reply(line: line, revision: replies.compactMap(\.revision).max(), held: replies.reduce(0) { $0 + $1.held })
     }
 }

@@ -18,7 +18,11 @@ final class Session: Sendable {
     let configuration: ServerConfiguration
     let log: ServerLog
     let outbox: Outbox
+    /// Set when the server has a token: requests other than `hello`, `ping` and `auth` need `auth` first.
+    let tokenCheck: TokenCheck?
     private let reader = Mutex<ReaderState>(ReaderState())
+    /// When the peer last sent anything (for `--idle-timeout`).
+    private let lastActivity = Mutex<ContinuousClock.Instant>(.now)
 
     private struct ReaderState {
         var task: Task<Void, Never>?
@@ -32,6 +36,7 @@ final class Session: Sendable {
         self.configuration = configuration
         self.log = log
         outbox = Outbox(maxBytes: configuration.maxOutboundBytes)
+        tokenCheck = configuration.token.map(TokenCheck.init(token:))
     }
 
     /// Serves the connection until the peer closes it, it fails, or `stop()` is called; then closes it.
@@ -44,7 +49,9 @@ final class Session: Sendable {
             return state.stopRequested
         }
         if stopNow { task.cancel() }
+        let watchdog = configuration.idleTimeout.map { timeout in Task { await self.watchIdle(timeout) } }
         let ending = await writeLoop(window: window)
+        watchdog?.cancel()
         feed.remove(connection.id)
         await task.value
         connection.close()
@@ -63,21 +70,22 @@ final class Session: Sendable {
     private func readLoop(window: RequestWindow) async {
         defer { outbox.finish() }
         var framer = LineFramer(maxLineBytes: configuration.maxLineBytes)
-        var progress = ReadProgress()
-        while !Task.isCancelled {
+        var context = ReaderContext(authenticated: tokenCheck == nil)
+        while !Task.isCancelled, context.keepReading {
             let bytes: [UInt8]
             do {
                 bytes = try await connection.read()
             } catch {
                 return
             }
+            lastActivity.withLock { $0 = .now }
             let atEnd = bytes.isEmpty
             // The last line may lack its LF; it is still answered, then the session ends.
             let events = atEnd ? framer.finish() : framer.push(bytes)
             for event in events {
-                if Task.isCancelled { return }
+                if Task.isCancelled || !context.keepReading { return }
                 await window.acquire()
-                await handle(event, progress: &progress)
+                await handle(event, context: &context)
             }
             if atEnd { return }
         }
@@ -91,6 +99,7 @@ final class Session: Sendable {
         var ending: String?
         while let next = await outbox.next() {
             var bytes: [UInt8]
+            var held = 0
             switch next {
             case .notifications(let lines):
                 bytes = lines
@@ -98,32 +107,63 @@ final class Session: Sendable {
                 let reply = await job()
                 window.release()
                 guard let reply else { continue }
+                held = reply.held
                 bytes = outbox.takeNotifications(upTo: reply.revision)
                 bytes.append(contentsOf: reply.line)
             case .overflow:
                 if ending == nil { await cutOffSlowConsumer() }
                 ending = ending ?? "slow consumer: more than \(outbox.maxBytes) bytes of notifications queued"
                 continue
+            case .closing(let line):
+                if ending == nil { await sayLastLine(line) }
+                ending = ending ?? "idle for more than \(configuration.idleTimeout.map { "\($0)" } ?? "?")"
+                continue
             }
-            guard ending == nil, !bytes.isEmpty else { continue }
-            do {
-                try await connection.write(bytes)
-            } catch {
-                ending = "\(error)"
-                // Wakes the reader so the session ends.
-                connection.close()
+            if ending == nil, !bytes.isEmpty {
+                do {
+                    try await connection.write(bytes)
+                } catch {
+                    ending = "\(error)"
+                    // Wakes the reader so the session ends.
+                    connection.close()
+                }
             }
+            outbox.releaseReplyBytes(held)
         }
         return ending
+    }
+
+    /// Closes a connection that sent nothing for `timeout`, with a `closing` notification (`idle_timeout`).
+    /// A watching connection is never idle: it is waiting for changes (as Redis spares its subscribers).
+    private func watchIdle(_ timeout: Duration) async {
+        while !Task.isCancelled {
+            let deadline = lastActivity.withLock { $0 } + timeout
+            if ContinuousClock.now < deadline {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                continue
+            }
+            if feed.isWatching(connection.id) || !outbox.isIdle {
+                lastActivity.withLock { $0 = .now }
+                continue
+            }
+            outbox.close(with: ServerNotification.closing(
+                reason: "idle_timeout", message: "Closing: nothing received for \(timeout)").line)
+            stop()
+            return
+        }
     }
 
     /// Tells a slow consumer why it is cut off, if its socket takes the line within a second, then closes.
     private func cutOffSlowConsumer() async {
         feed.remove(connection.id)
-        let line = ServerNotification.closing(
+        await sayLastLine(ServerNotification.closing(
             reason: "slow_consumer",
             message: "Closing: you were sent changes faster than you read them (over \(outbox.maxBytes) bytes queued)"
-        ).line
+        ).line)
+    }
+
+    /// Writes `line` if the socket takes it within a second, then closes the connection.
+    private func sayLastLine(_ line: [UInt8]) async {
         let connection = self.connection
         let closer = Task {
             try? await Task.sleep(for: .seconds(1))

@@ -56,8 +56,8 @@ import Testing
     @Test(
         "options take their value as the next word or after =",
         arguments: [
-            (["--listen", "0.0.0.0:9000"], serve(listen: HostPort(host: "0.0.0.0", port: 9000))),
-            (["--listen=0.0.0.0:9000"], serve(listen: HostPort(host: "0.0.0.0", port: 9000))),
+            (["--listen", "[::1]:9000"], serve(listen: HostPort(host: "::1", port: 9000))),
+            (["--listen=127.0.0.2:9000"], serve(listen: HostPort(host: "127.0.0.2", port: 9000))),
             (["--listen", "[::1]:7453"], serve(listen: HostPort(host: "::1", port: 7453))),
             (["--listen", "localhost:0"], serve(listen: HostPort(host: "localhost", port: 0))),
             (["--store", "memory"], serve(store: .memory)),
@@ -153,5 +153,33 @@ import Testing
                 try Self.parse(["--\(option)", text])
             }
         }
+    }
+
+    @Test("a non-loopback --listen without a token is refused, naming both ways out")
+    func protectedMode() throws {
+        #expect(throws: UsageError.self) { try ShelfdCommand.parse(["--listen", "0.0.0.0:7453"], environment: ["HOME": "/h"]) }
+        do {
+            _ = try ShelfdCommand.parse(["--listen", "192.168.1.5:7453"], environment: ["HOME": "/h"])
+            Issue.record("expected a usage error")
+        } catch {
+            #expect(error.message.contains("--token-file PATH"))
+            #expect(error.message.contains("--insecure-no-auth"))
+        }
+        let insecure = try ShelfdCommand.parse(["--listen", "0.0.0.0:7453", "--insecure-no-auth"], environment: ["HOME": "/h"])
+        guard case .serve(let options) = insecure else { throw UsageError("not serve") }
+        #expect(options.configuration.listen == HostPort(host: "0.0.0.0", port: 7453))
+        let withToken = try ShelfdCommand.parse(["--listen", "0.0.0.0:7453", "--token-file", "/t"], environment: ["HOME": "/h"])
+        guard case .serve(let tokenOptions) = withToken else { throw UsageError("not serve") }
+        #expect(tokenOptions.tokenFile == "/t")
+    }
+
+    @Test("--max-connections and --idle-timeout set the limits")
+    func limits() throws {
+        let parsed = try ShelfdCommand.parse(["--max-connections", "7", "--idle-timeout=30"], environment: ["HOME": "/h"])
+        guard case .serve(let options) = parsed else { throw UsageError("not serve") }
+        #expect(options.configuration.maxConnections == 7)
+        #expect(options.configuration.idleTimeout == .seconds(30))
+        #expect(throws: UsageError.self) { try ShelfdCommand.parse(["--max-connections", "0"], environment: ["HOME": "/h"]) }
+        #expect(throws: UsageError.self) { try ShelfdCommand.parse(["--idle-timeout", "0"], environment: ["HOME": "/h"]) }
     }
 }

@@ -29,6 +29,7 @@ import Testing
         store.failWrites = transcript.failingStore
         var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
         if let limit = transcript.maxLineBytes { configuration.maxLineBytes = limit }
+        configuration.token = transcript.token
         try await withTestServer(store: store, configuration: configuration) { server in
             let connection = try await server.connect()
             defer { connection.close() }
@@ -52,7 +53,10 @@ import Testing
         #expect(Self.files.count >= 8)
         let uncalled = MethodCall.methodNames.filter { !sent.contains("\"method\":\"\($0)\"") }
         #expect(uncalled.isEmpty, "no transcript calls \(uncalled)")
-        let unshown = RPCErrorCode.allCases.filter { $0 != .internalError && !received.contains("{\"code\":\($0.rawValue),") }
+        // -32603 cannot be provoked, and too_many_connections needs a second connection (ServerLimitsTests).
+        let unshown = RPCErrorCode.allCases.filter {
+            $0 != .internalError && $0 != .tooManyConnections && !received.contains("{\"code\":\($0.rawValue),")
+        }
         #expect(unshown.isEmpty, "no transcript shows error \(unshown.map(\.rawValue))")
     }
 
@@ -145,6 +149,7 @@ private struct Transcript {
 
     var failingStore = false
     var maxLineBytes: Int?
+    var token: String?
     var steps: [Step] = []
 
     struct FormatError: Error, CustomStringConvertible {
@@ -186,13 +191,15 @@ private struct Transcript {
         return transcript
     }
 
-    /// `#! store failing` (every write fails) or `#! max-line-bytes N`.
+    /// `#! store failing` (every write fails), `#! max-line-bytes N` or `#! token TOKEN` (the server requires `auth`).
     private mutating func applySetting(_ setting: String, at: String) throws {
         let words = setting.split(separator: " ").map(String.init)
         if words == ["store", "failing"] {
             failingStore = true
         } else if words.count == 2, words[0] == "max-line-bytes", let limit = Int(words[1]) {
             maxLineBytes = limit
+        } else if words.count == 2, words[0] == "token" {
+            token = words[1]
         } else {
             throw FormatError(description: "\(at): unknown setting \"#!\(setting)\"")
         }

@@ -22,6 +22,8 @@ public struct ShelfCommand: Equatable, Sendable {
     public var server: HostPort
     /// `--json`: print each result as one JSON line instead of text.
     public var json: Bool
+    /// Where the token for `auth` comes from: `--token-file PATH`, else `$SHELF_TOKEN`, else none.
+    public var token: TokenSource?
     /// The command.
     public var action: Action
 
@@ -31,6 +33,7 @@ public struct ShelfCommand: Equatable, Sendable {
         var scanner = ArgumentScanner(arguments)
         var serverText = environment["SHELF_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
         var json = false
+        var tokenSource = environment["SHELF_TOKEN"].flatMap { $0.isEmpty ? nil : TokenSource.value($0) }
         var flags: [String] = []
         var operands: [String] = []
         while let token = scanner.next() {
@@ -40,15 +43,16 @@ public struct ShelfCommand: Equatable, Sendable {
             case .option(let name, let inline):
                 switch name {
                 case "server": serverText = try scanner.value(of: name, inline: inline)
+                case "token-file": tokenSource = .file(try scanner.value(of: name, inline: inline))
                 case "json":
                     try ArgumentScanner.noValue(name, inline)
                     json = true
                 case "h", "help":
                     try ArgumentScanner.noValue(name, inline)
-                    return ShelfCommand(server: defaultServer, json: json, action: .help(topic: operands.first))
+                    return ShelfCommand(server: defaultServer, json: json, token: nil, action: .help(topic: operands.first))
                 case "version":
                     try ArgumentScanner.noValue(name, inline)
-                    return ShelfCommand(server: defaultServer, json: json, action: .version)
+                    return ShelfCommand(server: defaultServer, json: json, token: nil, action: .version)
                 case "read", "unread":
                     try ArgumentScanner.noValue(name, inline)
                     flags.append(name)
@@ -66,7 +70,15 @@ public struct ShelfCommand: Equatable, Sendable {
         }
         guard let name = operands.first else { throw UsageError("no command given") }
         let action = try Self.action(name, Array(operands.dropFirst()), flags: flags)
-        return ShelfCommand(server: server, json: json, action: action)
+        return ShelfCommand(server: server, json: json, token: tokenSource, action: action)
+    }
+
+    /// Where a token comes from.
+    public enum TokenSource: Equatable, Sendable {
+        /// A file holding the token (read when connecting).
+        case file(String)
+        /// The token itself (from `SHELF_TOKEN`).
+        case value(String)
     }
 
     static let defaultServer = HostPort(host: "127.0.0.1", port: ProtocolInfo.defaultPort)

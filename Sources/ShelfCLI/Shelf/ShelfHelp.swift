@@ -3,7 +3,7 @@ import ShelfWire
 /// `shelf`'s help texts (README, "The shelf command").
 enum ShelfHelp {
     static let usage = """
-        usage: shelf [--server HOST:PORT] [--json] COMMAND [ARGS]
+        usage: shelf [--server HOST:PORT] [--token-file PATH] [--json] COMMAND [ARGS]
 
         Edits the reading list served by shelfd.
 
@@ -25,6 +25,7 @@ enum ShelfHelp {
         options:
           --server HOST:PORT      the server (default $SHELF_SERVER, else 127.0.0.1:\(ProtocolInfo.defaultPort))
           --json                  print each result as one JSON line
+          --token-file PATH       authenticate with the token in PATH (default $SHELF_TOKEN)
           -h, --help              show this help
           --version               show the version
 

@@ -32,7 +32,7 @@ public enum ShelfMain {
             break
         }
         do {
-            let client = try await ShelfClient.connect(to: command.server)
+            let client = try await ShelfClient.connect(to: command.server, token: try token(command))
             do {
                 try await CommandRunner(client: client, command: command, output: output).run()
             } catch {
@@ -43,10 +43,16 @@ public enum ShelfMain {
             return ExitCode.success.rawValue
         } catch let error as ClientError {
             output.error("shelf: \(error)")
+            if case .server(let rpc) = error, rpc.knownCode == .unauthorized, command.token == nil {
+                output.error("shelf: this server requires a token: pass --token-file PATH or set SHELF_TOKEN")
+            }
             return exitCode(for: error).rawValue
         } catch let error as IDPrefix.Failure {
             output.error("shelf: \(error)")
             return ExitCode.failure.rawValue
+        } catch let error as TokenFile.Failure {
+            output.error("shelf: \(error)")
+            return ExitCode.usage.rawValue
         } catch {
             output.error("shelf: \(error)")
             return ExitCode.failure.rawValue
@@ -69,6 +75,15 @@ public enum ShelfMain {
         }
         withExtendedLifetime(signals) {}
         return status
+    }
+
+    /// The token to authenticate with, read from its file when `--token-file` was given.
+    static func token(_ command: ShelfCommand) throws -> String? {
+        switch command.token {
+        case nil: return nil
+        case .value(let token)?: return token
+        case .file(let path)?: return try TokenFile.read(path).get()
+        }
     }
 
     static func exitCode(for error: ClientError) -> ExitCode {

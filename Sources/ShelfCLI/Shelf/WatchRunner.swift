@@ -27,7 +27,13 @@ struct WatchRunner {
         while !Task.isCancelled {
             let client: ShelfClient
             do {
-                client = try await ShelfClient.connect(to: command.server)
+                client = try await ShelfClient.connect(to: command.server, token: try ShelfMain.token(command))
+            } catch ClientError.server(let error) {
+                output.error("shelf: \(error.message)")
+                return ExitCode.failure.rawValue
+            } catch let error as TokenFile.Failure {
+                output.error("shelf: \(error)")
+                return ExitCode.usage.rawValue
             } catch {
                 if !reported { output.error("shelf: \(error); retrying") }
                 reported = true

@@ -11,8 +11,9 @@ public enum ShelfdCommand: Equatable {
 
     /// `shelfd`'s usage text (README, "Flags").
     public static let usage = """
-        usage: shelfd [--listen HOST:PORT] [--store file:PATH|memory] [--max-line-bytes N]
-                      [--max-outbound-bytes N] [--history N] [--help] [--version]
+        usage: shelfd [--listen HOST:PORT] [--store file:PATH|memory] [--token-file PATH]
+                      [--insecure-no-auth] [--max-connections N] [--idle-timeout SECONDS]
+                      [--max-line-bytes N] [--max-outbound-bytes N] [--history N] [--help] [--version]
 
         Serves one shared reading list over TCP (newline-delimited JSON-RPC 2.0).
 
@@ -22,6 +23,11 @@ public enum ShelfdCommand: Equatable {
                                   $XDG_DATA_HOME/shelf/reading-list.json, else
                                   ~/.local/share/shelf/reading-list.json)
           --store memory          keep the list in memory only
+          --token-file PATH       require every connection to `auth` with the token in PATH
+          --insecure-no-auth      allow a non-loopback --listen without a token
+          --max-connections N     connections served at once (default \(ServerConfiguration().maxConnections))
+          --idle-timeout SECONDS  close connections that send nothing for this long (default: never;
+                                  watching connections are exempt)
           --max-line-bytes N      longest request line accepted, in bytes (default \(LineFramer.defaultMaxLineBytes))
           --max-outbound-bytes N  notification bytes queued for one connection before it is cut off
                                   as a slow consumer (default \(ServerConfiguration().maxOutboundBytes))
@@ -39,6 +45,8 @@ public enum ShelfdCommand: Equatable {
         var scanner = ArgumentScanner(arguments)
         var configuration = ServerConfiguration()
         var store: StoreChoice?
+        var tokenFile: String?
+        var insecure = false
         while let token = scanner.next() {
             switch token {
             case .operand(let word):
@@ -67,10 +75,28 @@ public enum ShelfdCommand: Equatable {
                         name, try scanner.value(of: name, inline: inline), in: 4096...(1 << 34))
                 case "history":
                     configuration.historyLimit = try number(name, try scanner.value(of: name, inline: inline), in: 0...10_000_000)
+                case "max-connections":
+                    configuration.maxConnections = try number(name, try scanner.value(of: name, inline: inline), in: 1...1_000_000)
+                case "idle-timeout":
+                    let seconds = try number(name, try scanner.value(of: name, inline: inline), in: 1...31_536_000)
+                    configuration.idleTimeout = .seconds(seconds)
+                case "token-file":
+                    tokenFile = try scanner.value(of: name, inline: inline)
+                case "insecure-no-auth":
+                    try ArgumentScanner.noValue(name, inline)
+                    insecure = true
                 default:
                     throw UsageError("unknown option \(ArgumentScanner.spelled(name))")
                 }
             }
+        }
+        if !configuration.listen.isLoopback, tokenFile == nil, !insecure {
+            throw UsageError("""
+                refusing to listen on \(configuration.listen) without authentication: anyone who can reach it could \
+                read and change the list. Pass --token-file PATH to require a shared token, or --insecure-no-auth \
+                to accept anyone (only on a network you trust). The protocol is not encrypted either: see the README \
+                on tunnelling over SSH.
+                """)
         }
         if store == nil {
             guard let path = StoreLocation.defaultPath(environment: environment) else {
@@ -78,7 +104,7 @@ public enum ShelfdCommand: Equatable {
             }
             store = .file(path: path)
         }
-        return .serve(ShelfdOptions(configuration: configuration, store: store ?? .memory))
+        return .serve(ShelfdOptions(configuration: configuration, store: store ?? .memory, tokenFile: tokenFile))
     }
 
     private static func number(_ option: String, _ text: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {

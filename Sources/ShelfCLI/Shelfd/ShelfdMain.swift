@@ -13,7 +13,7 @@ public enum ShelfdMain {
         arguments: [String], environment: [String: String], output: Output = .standard,
         onListening: (@Sendable (HostPort) -> Void)? = nil
     ) async -> Int32 {
-        let options: ShelfdOptions
+        var options: ShelfdOptions
         do {
             switch try ShelfdCommand.parse(arguments, environment: environment) {
             case .help:
@@ -28,6 +28,14 @@ public enum ShelfdMain {
         } catch {
             output.error("shelfd: error: \(error.message)\n\n\(ShelfdCommand.usage)")
             return ExitCode.usage.rawValue
+        }
+        if let path = options.tokenFile {
+            switch TokenFile.read(path) {
+            case .success(let token): options.configuration.token = token
+            case .failure(let error):
+                output.error("shelfd: \(error)")
+                return ExitCode.failure.rawValue
+            }
         }
         let signals = SignalWatcher()
         let list: ReadingList

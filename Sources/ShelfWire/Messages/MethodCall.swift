@@ -13,10 +13,12 @@ public enum MethodCall: Sendable, Equatable {
     case watch(since: Revision?)
     /// `unwatch`: stop them.
     case unwatch
+    /// `auth`: present the server's token (protocol/PROTOCOL.md, "Authentication").
+    case auth(token: String)
 
     /// Every method name the server answers, in the order the protocol document lists them.
     public static let methodNames = [
-        "hello", "ping", "list", "get", "add", "mark", "toggle", "rename", "remove", "watch", "unwatch",
+        "hello", "ping", "auth", "list", "get", "add", "mark", "toggle", "rename", "remove", "watch", "unwatch",
     ]
 
     /// Types `request`'s method and params.
@@ -28,6 +30,7 @@ public enum MethodCall: Sendable, Equatable {
         switch request.method {
         case "hello", "ping", "unwatch": allowed = []
         case "watch": allowed = ["since"]
+        case "auth": allowed = ["token"]
         case "list": allowed = ["filter"]
         case "get": allowed = ["id"]
         case "add": allowed = ["title", "expect"]
@@ -50,6 +53,7 @@ public enum MethodCall: Sendable, Equatable {
         case "get": return reader.id().map { .get($0) }
         case "watch": return reader.revision("since").map { .watch(since: $0) }
         case "unwatch": return .success(.unwatch)
+        case "auth": return reader.string("token").map { .auth(token: $0) }
         default: break
         }
         return reader.revision("expect").flatMap { expect in
@@ -94,6 +98,7 @@ public enum MethodCall: Sendable, Equatable {
         case .watch(let since):
             ("watch", since.map { JSONObject([("since", .number(JSONNumber($0)))]) } ?? JSONObject())
         case .unwatch: ("unwatch", JSONObject())
+        case .auth(let token): ("auth", JSONObject([("token", .string(token))]))
         }
     }
 

@@ -3,8 +3,8 @@ import ShelfCore
 
 /// The `result` shapes of each method (protocol/PROTOCOL.md, "Methods").
 public enum MethodResult: Sendable, Equatable {
-    /// `hello`: `{"server":"shelfd","version","protocol","revision"}`.
-    case hello(revision: Revision)
+    /// `hello`: `{"server":"shelfd","version","protocol","revision","auth":"required"|"none"}`.
+    case hello(revision: Revision, authRequired: Bool)
     /// `ping`: `"pong"`.
     case pong
     /// `list`: `{"revision","items":[Item]}`.
@@ -15,14 +15,17 @@ public enum MethodResult: Sendable, Equatable {
     case removed(revision: Revision, id: UUID)
     /// `watch`, `unwatch`: `{"revision"}`.
     case revision(Revision)
+    /// `auth`: `{}`.
+    case empty
 
     /// The result as JSON.
     public var json: JSONValue {
         switch self {
-        case .hello(let revision):
+        case .hello(let revision, let authRequired):
             .object(JSONObject([
                 ("server", "shelfd"), ("version", .string(ProtocolInfo.serverVersion)),
                 ("protocol", .number(JSONNumber(ProtocolInfo.protocolVersion))), ("revision", .number(JSONNumber(revision))),
+                ("auth", authRequired ? "required" : "none"),
             ]))
         case .pong:
             "pong"
@@ -34,6 +37,8 @@ public enum MethodResult: Sendable, Equatable {
             .object(JSONObject([("revision", .number(JSONNumber(revision))), ("id", .string(id.wireString))]))
         case .revision(let revision):
             .object(JSONObject([("revision", .number(JSONNumber(revision)))]))
+        case .empty:
+            .object(JSONObject())
         }
     }
 }

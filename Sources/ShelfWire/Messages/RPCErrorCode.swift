@@ -10,7 +10,9 @@ public enum RPCErrorCode: Int, Sendable, CaseIterable {
     case notFound = 2
     case conflict = 3
     case storageFailed = 4
+    case unauthorized = 5
     case compacted = 6
+    case tooManyConnections = 7
 
     /// The machine-readable name sent as `data.reason`, e.g. `invalid_title`.
     public var reason: String {
@@ -24,7 +26,9 @@ public enum RPCErrorCode: Int, Sendable, CaseIterable {
         case .notFound: "not_found"
         case .conflict: "conflict"
         case .storageFailed: "storage_failed"
+        case .unauthorized: "unauthorized"
         case .compacted: "compacted"
+        case .tooManyConnections: "too_many_connections"
         }
     }
 }
