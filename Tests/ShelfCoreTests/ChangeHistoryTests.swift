@@ -1,0 +1,60 @@
+import Foundation
+import ShelfCore
+import Testing
+
+/// `ChangeHistory` (the ring of recent changes) and `ReadingList.watch(since:register:)`.
+struct ChangeHistoryTests {
+    private func change(_ revision: Revision) -> RevisionedChange {
+        RevisionedChange(revision: revision, change: .removed(SequentialIDs.id(revision)))
+    }
+
+    @Test("a history keeps the last changes up to its capacity and answers nil for compacted ones")
+    func ring() {
+        var history = ChangeHistory(capacity: 3, revision: 10)
+        #expect(history.changes(after: 10) == [])
+        #expect(history.changes(after: 9) == nil)
+
+        for revision: Revision in 11...15 { history.append(change(revision)) }
+
+        #expect(history.base == 12)
+        #expect(history.changes(after: 12) == [change(13), change(14), change(15)])
+        #expect(history.changes(after: 14) == [change(15)])
+        #expect(history.changes(after: 15) == [])
+        #expect(history.changes(after: 11) == nil)
+    }
+
+    @Test("a history with capacity 0 keeps nothing but follows the revision")
+    func zeroCapacity() {
+        var history = ChangeHistory(capacity: 0, revision: 0)
+        history.append(change(1))
+        history.append(change(2))
+
+        #expect(history.base == 2)
+        #expect(history.changes(after: 2) == [])
+        #expect(history.changes(after: 1) == nil)
+    }
+
+    @Test("watch hands over the published changes after since, and refuses compacted or future revisions")
+    func watchBacklog() async throws {
+        let list = try await ReadingList(
+            store: MemoryListStore(), now: FixedClock().reader, newID: SequentialIDs().generator, historyLimit: 2)
+        let a = try await list.apply(.add(title: "A"))
+        let read = try await list.apply(.toggle(id: a.id))
+        let removed = try await list.apply(.remove(id: a.id))
+        let backlog = Recorder<([RevisionedChange], Revision)>()
+
+        let revision = try await list.watch(since: 1) { backlog.append(($0, $1)) }
+
+        #expect(revision == 3)
+        #expect(backlog.all.map(\.0) == [[try #require(read.change), try #require(removed.change)]])
+        #expect(backlog.all.map(\.1) == [3])
+        await #expect(throws: ReadingListError.compacted(requested: 0, current: 3)) {
+            try await list.watch(since: 0) { _, _ in }
+        }
+        await #expect(throws: ReadingListError.compacted(requested: 4, current: 3)) {
+            try await list.watch(since: 4) { _, _ in }
+        }
+        #expect(try await list.watch(since: nil) { backlog.append(($0, $1)) } == 3)
+        #expect(backlog.all.last?.0 == [])
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import ShelfCore
+import Testing
+
+/// `ItemCollection`: insertion order, lookup by id, and compaction after many removals.
+struct ItemCollectionTests {
+    private func items(_ count: Int) -> [Item] {
+        (1...count).map { item(UInt64($0), "Item \($0)", revision: Revision($0)) }
+    }
+
+    @Test("insertion order and lookups survive 150 scattered removals out of 200 (compaction included)")
+    func orderAcrossManyRemovals() throws {
+        let all = items(200)
+        var collection = try ItemCollection.make(all).get()
+        // Remove every index not divisible by 4, in a scattered order (stride 7 through 0..<200 visits each once).
+        let removedIndices = (0..<200).map { $0 * 7 % 200 }.filter { $0 % 4 != 0 }
+        #expect(removedIndices.count == 150)
+        #expect(Set(removedIndices).count == 150)
+
+        for (step, index) in removedIndices.enumerated() {
+            let removed = collection.remove(id: all[index].id)
+            #expect(removed == all[index])
+            #expect(collection.count == 200 - step - 1)
+        }
+
+        let kept = all.enumerated().filter { $0.offset % 4 == 0 }.map(\.element)
+        #expect(collection.count == 50)
+        #expect(collection.items == kept)
+        for (index, item) in all.enumerated() {
+            #expect(collection[item.id] == (index % 4 == 0 ? item : nil))
+        }
+        #expect(collection == (try ItemCollection.make(kept).get()))
+    }
+
+    @Test("after compaction, updates, removals and appends still go to the right place")
+    func operationsAfterCompaction() throws {
+        let all = items(200)
+        var collection = try ItemCollection.make(all).get()
+        for item in all[0..<150] { collection.remove(id: item.id) }
+        #expect(collection.items == Array(all[150...]))
+
+        var updated = all[170]
+        updated.isRead = true
+        updated.title = "Updated"
+        let replaced = collection.replace(updated)
+        #expect(replaced)
+        #expect(collection[updated.id] == updated)
+        let removed = collection.remove(id: all[199].id)
+        #expect(removed == all[199])
+        let extra = item(500, "Extra", revision: 201)
+        let appended = collection.append(extra)
+        #expect(appended)
+
+        var expected = Array(all[150..<199])
+        expected[20] = updated
+        expected.append(extra)
+        #expect(collection.items == expected)
+        #expect(collection.count == 50)
+        #expect(collection[all[10].id] == nil)
+    }
+
+    @Test("removing everything, then adding again, starts a fresh order")
+    func removeAllThenAdd() throws {
+        let all = items(100)
+        var collection = try ItemCollection.make(all).get()
+        for item in all.reversed() { collection.remove(id: item.id) }
+        #expect(collection.count == 0)
+        #expect(collection.items.isEmpty)
+
+        let appended = [collection.append(all[5]), collection.append(all[2])]
+        #expect(appended == [true, true])
+        #expect(collection.items == [all[5], all[2]])
+    }
+
+    @Test("building from items with a repeated id fails, naming the id")
+    func makeRejectsDuplicates() {
+        let one = item(1, "One", revision: 1)
+        let two = item(2, "Two", revision: 2)
+        let again = item(1, "Other title", revision: 3)
+
+        let result = ItemCollection.make([one, two, again])
+
+        guard case .failure(let duplicate) = result else {
+            Issue.record("expected a duplicate id, got \(result)")
+            return
+        }
+        #expect(duplicate.id == one.id)
+    }
+
+    @Test("append, replace and remove refuse what does not fit and change nothing")
+    func refusals() throws {
+        let one = item(1, "One", revision: 1)
+        var collection = try ItemCollection.make([one]).get()
+
+        let appended = collection.append(item(1, "Clash", revision: 2))
+        let replaced = collection.replace(item(2, "Missing", revision: 2))
+        let removed = collection.remove(id: SequentialIDs.id(2))
+
+        #expect(!appended)
+        #expect(!replaced)
+        #expect(removed == nil)
+        #expect(collection.items == [one])
+    }
+
+    @Test("apply adds, updates and removes, and refuses changes that do not fit")
+    func applyChanges() throws {
+        let one = item(1, "One", revision: 1)
+        var read = one
+        read.isRead = true
+        var collection = ItemCollection()
+
+        let fits = [
+            collection.apply(.added(one)),
+            collection.apply(.added(one)),
+            collection.apply(.updated(read)),
+            collection.apply(.updated(item(2, "Missing", revision: 2))),
+        ]
+        #expect(fits == [true, false, true, false])
+        #expect(collection.items == [read])
+
+        let removals = [collection.apply(.removed(one.id)), collection.apply(.removed(one.id))]
+        #expect(removals == [true, false])
+        #expect(collection.count == 0)
+    }
+
+    @Test("two collections with the same items in the same order are equal, whatever their history")
+    func equality() throws {
+        let all = items(3)
+        var withHole = try ItemCollection.make(all).get()
+        withHole.remove(id: all[1].id)
+
+        #expect(withHole == (try ItemCollection.make([all[0], all[2]]).get()))
+        #expect(withHole != (try ItemCollection.make([all[2], all[0]]).get()))
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import ShelfCore
+import Testing
+
+/// The commit pipeline with saves completed by hand: several saves in flight, save before publish, in-order
+/// answers, rollback and generations (shared/design.md, invariants 1, 2 and 4).
+@Suite(.timeLimit(.minutes(1)))
+struct ReadingListPipelineTests {
+    let store = ManualStore()
+    let ids = SequentialIDs()
+    let clock = FixedClock()
+
+    /// Starts `mutation` in its own task and waits until its commit reached the store.
+    private func start(
+        _ list: ReadingList, _ mutation: Mutation,
+        requests: inout AsyncStream<ManualStore.Pending>.Iterator
+    ) async throws -> (Task<Result<MutationResult, ReadingListError>, Never>, ManualStore.Pending) {
+        let task = Task { await outcome(list, mutation) }
+        let pending = try #require(await requests.next())
+        return (task, pending)
+    }
+
+    @Test("two adds are both handed to the store before either is saved, each on top of the one before")
+    func twoAddsInFlight() async throws {
+        let list = try await makeList(store: store, ids: ids, clock: clock)
+        var requests = store.enqueued.makeAsyncIterator()
+
+        let (firstTask, first) = try await start(list, .add(title: "One"), requests: &requests)
+        let (secondTask, second) = try await start(list, .add(title: "Two"), requests: &requests)
+
+        #expect(first.commit.generation == 0)
+        #expect(first.commit.base == 0)
+        #expect(first.commit.changes.map(\.revision) == [1])
+        #expect(first.commit.changes.map(\.change.itemID) == [SequentialIDs.id(1)])
+        #expect(second.commit.generation == 0)
+        #expect(second.commit.base == 1)
+        #expect(second.commit.changes.map(\.revision) == [2])
+        #expect(second.commit.changes.map(\.change.itemID) == [SequentialIDs.id(2)])
+        // Readers never see an unsaved change.
+        #expect(await list.snapshot() == ListSnapshot())
+        await #expect(throws: ReadingListError.notFound(SequentialIDs.id(1))) { try await list.item(SequentialIDs.id(1)) }
+
+        first.succeed()
+        second.succeed()
+        #expect((try await settle(firstTask).get()).revision == 1)
+        #expect((try await settle(secondTask).get()).revision == 2)
+        #expect(await list.snapshot().items.items.map(\.title) == ["One", "Two"])
+    }
+
+    @Test("a later save that completes first is not published ahead of the earlier one, and answers come in order")
+    func saveBeforePublishInOrder() async throws {
+        let list = try await makeList(store: store, ids: ids, clock: clock)
+        let published = Recorder<Revision>()
+        _ = await list.subscribe { published.append($0.revision) }
+        var requests = store.enqueued.makeAsyncIterator()
+        let (firstTask, first) = try await start(list, .add(title: "One"), requests: &requests)
+        let (secondTask, second) = try await start(list, .add(title: "Two"), requests: &requests)
+
+        second.succeed()
+        first.succeed()
+
+        let firstResult = try await settle(firstTask).get()
+        let secondResult = try await settle(secondTask).get()
+        #expect(firstResult.revision == 1)
+        #expect(secondResult.revision == 2)
+        // Published one at a time, in revision order: the second never ahead of the first.
+        #expect(published.all == [1, 2])
+        #expect(firstResult.item?.title == "One")
+        #expect(secondResult.item?.title == "Two")
+        #expect(await list.revision == 2)
+    }
+
+    @Test("a failed first save fails both requests, and a late success of the second is dropped")
+    func rollbackAndStaleGeneration() async throws {
+        let list = try await makeList(store: store, ids: ids, clock: clock)
+        let published = Recorder<RevisionedChange>()
+        _ = await list.subscribe { published.append($0) }
+        var requests = store.enqueued.makeAsyncIterator()
+        let (firstTask, first) = try await start(list, .add(title: "One"), requests: &requests)
+        let (secondTask, second) = try await start(list, .add(title: "Two"), requests: &requests)
+
+        // The second save succeeds first: nothing may be published while the first is unsaved.
+        second.succeed()
+        first.fail(.injected("disk full"))
+
+        #expect((try await settle(secondTask)).failure == .storageFailed(.injected("disk full")))
+        #expect((try await settle(firstTask)).failure == .storageFailed(.injected("disk full")))
+        #expect(published.all.isEmpty)
+        #expect(await list.snapshot() == ListSnapshot())
+        #expect(await list.revision == 0)
+
+        // A late success for the rolled-back generation is dropped, never published.
+        second.succeed()
+
+        let (thirdTask, third) = try await start(list, .add(title: "Three"), requests: &requests)
+        #expect(third.commit.generation == 1)
+        #expect(third.commit.base == 0)
+        #expect(third.commit.changes.map(\.revision) == [1])
+        third.succeed()
+        let result = try await settle(thirdTask).get()
+
+        // Old revision (0) + 1: the failed changes did not consume revisions.
+        #expect(result.revision == 1)
+        #expect(result.id == SequentialIDs.id(3))
+        #expect(await list.snapshot().items.items.map(\.title) == ["Three"])
+        #expect(await list.revision == 1)
+        #expect(published.all.map(\.revision) == [1])
+        #expect(published.all.map(\.change.itemID) == [SequentialIDs.id(3)])
+        #expect(store.enqueueCount == 3)
+    }
+
+    @Test("a request that writes nothing, submitted while a save is in flight, is answered only after that save")
+    func noOpWaitsBehindSave() async throws {
+        let list = try await makeList(store: store, ids: ids, clock: clock)
+        var requests = store.enqueued.makeAsyncIterator()
+        let (addTask, add) = try await start(list, .add(title: "One"), requests: &requests)
+
+        let noOp = await list.submit(.setRead(id: SequentialIDs.id(1), isRead: false))
+        let unknown = await list.submit(.remove(id: SequentialIDs.id(42)))
+        guard case .pending(let noOpTicket) = noOp, case .pending(let unknownTicket) = unknown else {
+            Issue.record("expected both requests to wait behind the save in flight, got \(noOp) and \(unknown)")
+            return
+        }
+        add.succeed()
+
+        #expect((try await settle(addTask).get()).revision == 1)
+        let noOpResult = try await settle(Task { await list.answer(noOpTicket) }).get()
+        #expect(noOpResult.change == nil)
+        #expect(noOpResult.revision == 1)
+        #expect((try await settle(Task { await list.answer(unknownTicket) })).failure == .notFound(SequentialIDs.id(42)))
+        #expect(store.enqueueCount == 1)
+    }
+
+    @Test("a request that writes nothing, waiting behind a save that fails, answers storageFailed")
+    func noOpBehindFailedSave() async throws {
+        let list = try await makeList(store: store, ids: ids, clock: clock)
+        var requests = store.enqueued.makeAsyncIterator()
+        let (addTask, add) = try await start(list, .add(title: "One"), requests: &requests)
+        let noOp = await list.submit(.setRead(id: SequentialIDs.id(1), isRead: false))
+        guard case .pending(let ticket) = noOp else {
+            Issue.record("expected the request to wait behind the save in flight, got \(noOp)")
+            return
+        }
+
+        add.fail()
+
+        #expect((try await settle(addTask)).failure == .storageFailed(.injected("manual store write")))
+        #expect((try await settle(Task { await list.answer(ticket) })).failure == .storageFailed(.injected("manual store write")))
+        #expect(await list.snapshot() == ListSnapshot())
+    }
+
+    @Test("after a failed save, requests decided on the old generation fail and later ones build on the accepted list")
+    func failureThenMoreInFlight() async throws {
+        let existing = try snapshot(revision: 4, [item(7, "Kept", revision: 4)])
+        let store = ManualStore(initial: existing)
+        let list = try await makeList(store: store, ids: ids, clock: clock)
+        var requests = store.enqueued.makeAsyncIterator()
+
+        let (toggleTask, toggle) = try await start(list, .toggle(id: SequentialIDs.id(7)), requests: &requests)
+        #expect(toggle.commit.base == 4)
+        toggle.fail()
+        #expect((try await settle(toggleTask)).failure == .storageFailed(.injected("manual store write")))
+        #expect(await list.snapshot() == existing)
+
+        let (againTask, again) = try await start(list, .toggle(id: SequentialIDs.id(7)), requests: &requests)
+        #expect(again.commit.generation == 1)
+        #expect(again.commit.base == 4)
+        #expect(again.commit.changes.map(\.revision) == [5])
+        again.succeed()
+        let result = try await settle(againTask).get()
+        #expect(result.revision == 5)
+        #expect(result.item?.isRead == true)
+        #expect(await list.snapshot().items[SequentialIDs.id(7)]?.isRead == true)
+    }
+}

@@ -1,0 +1,10 @@
+import Synchronization
+
+/// A thread-safe list of values, for subscribers and other callbacks.
+final class Recorder<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
+
+    func append(_ value: Value) { values.withLock { $0.append(value) } }
+
+    var all: [Value] { values.withLock { $0 } }
+}
