@@ -3,6 +3,7 @@ import PackageDescription
 
 // Layers (dependencies point down only; see ../shared/design.md):
 //   shelfd, shelf            executables: call ShelfCLI and exit
+//   shelf-bench              load generator for scripts/bench (any line protocol: shelfd, redis-server)
 //   ShelfCLI                 command lines: arguments, signals, output formats, exit codes
 //   ShelfServer, ShelfClient sessions, listener, limits | connection, request ids
 //   ShelfWire                JSON, line framing, JSON-RPC 2.0 messages and method shapes
@@ -14,6 +15,7 @@ let package = Package(
     products: [
         .executable(name: "shelfd", targets: ["shelfd"]),
         .executable(name: "shelf", targets: ["shelf"]),
+        .executable(name: "shelf-bench", targets: ["shelf-bench"]),
     ],
     dependencies: [],
     targets: [
@@ -26,6 +28,7 @@ let package = Package(
         .target(name: "ShelfCLI", dependencies: ["ShelfServer", "ShelfClient"]),
         .executableTarget(name: "shelfd", dependencies: ["ShelfCLI"]),
         .executableTarget(name: "shelf", dependencies: ["ShelfCLI"]),
+        .executableTarget(name: "shelf-bench", dependencies: ["ShelfSockets"]),
         .testTarget(name: "ShelfSocketsTests", dependencies: ["ShelfSockets"]),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"]),
         .testTarget(name: "ShelfWireTests", dependencies: ["ShelfWire"]),

@@ -1,0 +1,1 @@
+print("shelf-bench: not written yet")
