@@ -8,6 +8,7 @@ import PackageDescription
 //   ShelfServer, ShelfClient sessions, listener, limits | connection, request ids
 //   ShelfWire                JSON, line framing, JSON-RPC 2.0 messages and method shapes
 //   ShelfCore                values, validation, the ReadingList actor, ListStore + adapters
+//   ShelfJSON                strict JSON values, parser and writer (the wire and the file formats)
 //   ShelfSockets (+ CEpoll)  non-blocking sockets on one epoll reactor thread
 let package = Package(
     name: "Shelf",
@@ -21,18 +22,20 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
         .target(name: "ShelfSockets", dependencies: ["CEpoll"]),
-        .target(name: "ShelfCore"),
-        .target(name: "ShelfWire", dependencies: ["ShelfCore"]),
-        .target(name: "ShelfServer", dependencies: ["ShelfCore", "ShelfWire", "ShelfSockets"]),
-        .target(name: "ShelfClient", dependencies: ["ShelfCore", "ShelfWire", "ShelfSockets"]),
+        .target(name: "ShelfJSON"),
+        .target(name: "ShelfCore", dependencies: ["ShelfJSON"]),
+        .target(name: "ShelfWire", dependencies: ["ShelfJSON", "ShelfCore"]),
+        .target(name: "ShelfServer", dependencies: ["ShelfJSON", "ShelfCore", "ShelfWire", "ShelfSockets"]),
+        .target(name: "ShelfClient", dependencies: ["ShelfJSON", "ShelfCore", "ShelfWire", "ShelfSockets"]),
         .target(name: "ShelfCLI", dependencies: ["ShelfServer", "ShelfClient"]),
         .executableTarget(name: "shelfd", dependencies: ["ShelfCLI"]),
         .executableTarget(name: "shelf", dependencies: ["ShelfCLI"]),
         .executableTarget(name: "shelf-bench", dependencies: ["ShelfSockets"]),
         .testTarget(name: "ShelfSocketsTests", dependencies: ["ShelfSockets"]),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"]),
-        .testTarget(name: "ShelfWireTests", dependencies: ["ShelfWire"]),
-        .testTarget(name: "ShelfServerTests", dependencies: ["ShelfServer", "ShelfClient"]),
+        .testTarget(name: "ShelfJSONTests", dependencies: ["ShelfJSON"]),
+        .testTarget(name: "ShelfWireTests", dependencies: ["ShelfJSON", "ShelfWire"]),
+        .testTarget(name: "ShelfServerTests", dependencies: ["ShelfJSON", "ShelfServer", "ShelfClient"]),
         .testTarget(name: "ShelfCLITests", dependencies: ["ShelfCLI"]),
         .testTarget(name: "EndToEndTests", dependencies: ["shelfd", "shelf"]),
     ],

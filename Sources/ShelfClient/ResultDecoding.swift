@@ -1,4 +1,5 @@
 import ShelfCore
+import ShelfJSON
 import ShelfWire
 
 /// Reads the `result` shapes of protocol/PROTOCOL.md ("Methods") into model values.

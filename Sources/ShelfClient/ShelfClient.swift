@@ -1,4 +1,5 @@
 import ShelfCore
+import ShelfJSON
 import ShelfSockets
 import ShelfWire
 

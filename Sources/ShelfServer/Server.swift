@@ -1,5 +1,6 @@
 import Glibc
 import ShelfCore
+import ShelfJSON
 import ShelfSockets
 import ShelfWire
 

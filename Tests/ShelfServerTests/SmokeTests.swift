@@ -1,3 +1,4 @@
+import ShelfJSON
 import ShelfWire
 import Testing
 

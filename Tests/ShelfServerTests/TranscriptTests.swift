@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfJSON
 import ShelfServer
 import ShelfSockets
 import ShelfWire

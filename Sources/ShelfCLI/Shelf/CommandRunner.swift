@@ -1,6 +1,7 @@
 import Foundation
 import ShelfClient
 import ShelfCore
+import ShelfJSON
 import ShelfWire
 
 /// Runs one connected `shelf` command and prints its result as text or, with `--json`, as the raw result line.

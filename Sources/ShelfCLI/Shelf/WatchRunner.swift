@@ -1,6 +1,7 @@
 import Foundation
 import ShelfClient
 import ShelfCore
+import ShelfJSON
 import ShelfWire
 
 /// `shelf watch`: prints the list, then one line per change as it happens; when the server goes away it says so,

@@ -1,3 +1,5 @@
+import ShelfJSON
+
 /// What one line from a client holds, after JSON-RPC 2.0 validation (§4, §5, §6).
 public enum IncomingMessage: Sendable, Equatable {
     /// One request (or one request-shaped error).

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfJSON
 
 extension Item {
     /// The wire shape (protocol/PROTOCOL.md, `Item`):

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfJSON
 
 /// A request's method with its params checked and typed (protocol/PROTOCOL.md, "Methods").
 public enum MethodCall: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfJSON
 
 /// The `result` shapes of each method (protocol/PROTOCOL.md, "Methods").
 public enum MethodResult: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfJSON
 
 /// Reads a method's `params` object strictly: known names only, each of the right type. Every failure is a
 /// -32602 error whose message names the param and what was expected (protocol/PROTOCOL.md, "Errors").

@@ -1,4 +1,5 @@
 import ShelfCore
+import ShelfJSON
 
 /// A JSON-RPC error object (JSON-RPC 2.0 §5.1): `{"code", "message", "data": {"reason", ...}}`.
 public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import ShelfJSON
+
 /// A well-formed JSON-RPC request (JSON-RPC 2.0 §4). A request without `id` is a notification (§4.1): it is
 /// executed and never answered.
 public struct RPCRequest: Sendable, Equatable {

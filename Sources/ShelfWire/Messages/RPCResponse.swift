@@ -1,3 +1,5 @@
+import ShelfJSON
+
 /// A JSON-RPC response (JSON-RPC 2.0 §5): `{"jsonrpc":"2.0","id":…,"result":…}` or
 /// `{"jsonrpc":"2.0","id":…,"error":{…}}`.
 public struct RPCResponse: Sendable, Equatable {

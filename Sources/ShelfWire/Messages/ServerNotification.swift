@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfJSON
 
 /// Notifications the server sends on its own (protocol/PROTOCOL.md, "Watching"): JSON-RPC 2.0 §4.1 requests
 /// without an id, one per line.

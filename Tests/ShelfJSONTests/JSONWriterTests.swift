@@ -1,5 +1,5 @@
 import Testing
-import ShelfWire
+import ShelfJSON
 
 private func encoded(_ value: JSONValue) -> String {
     String(decoding: JSONWriter.encode(value), as: UTF8.self)

@@ -1,5 +1,5 @@
 import Testing
-@testable import ShelfWire
+@testable import ShelfJSON
 
 /// Parses the UTF-8 of `text`.
 private func parse(_ text: String, maxDepth: Int = 64) throws(JSONParseError) -> JSONValue {

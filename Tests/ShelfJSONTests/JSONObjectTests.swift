@@ -1,5 +1,5 @@
 import Testing
-import ShelfWire
+import ShelfJSON
 
 struct JSONObjectTests {
     @Test func lookupReturnsTheLastValueForADuplicateKey() {

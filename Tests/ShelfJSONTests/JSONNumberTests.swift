@@ -1,5 +1,5 @@
 import Testing
-import ShelfWire
+import ShelfJSON
 
 struct JSONNumberTests {
     @Test(arguments: ["0", "-0", "1", "-1", "10", "1.5", "-0.25", "1e5", "1E+5", "1e-5", "0e0", "-0.0E-0",
