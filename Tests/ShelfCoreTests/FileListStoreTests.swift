@@ -93,7 +93,7 @@ struct FileListStoreTests {
             addCommit(1, "One", base: 0), addCommit(2, "Two", base: 1), addCommit(3, "Three", base: 2),
         ])
 
-        #expect(results.map { $0.failure } == [nil, nil, nil])
+        #expect(results.map { $0.error } == [nil, nil, nil])
 
         let reloaded = try await FileListStore(path: path).load()
         #expect(reloaded.revision == 3)
@@ -137,7 +137,7 @@ struct FileListStoreTests {
         try write(#"{"format":1,"revision":3,"items":[{"id":"#, to: path)
         let before = try #require(bytes(path))
 
-        let error = try #require(await loadResult(FileListStore(path: path)).failure)
+        let error = try #require(await loadResult(FileListStore(path: path)).error)
 
         guard case .corrupt(let errorPath, _) = error else {
             Issue.record("expected .corrupt, got \(error)")
@@ -158,7 +158,7 @@ struct FileListStoreTests {
         try write(#"{"format":1,"revision":2,"items":[\#(stored),\#(stored)]}"#, to: path)
         let before = try #require(bytes(path))
 
-        let error = await loadResult(FileListStore(path: path)).failure
+        let error = await loadResult(FileListStore(path: path)).error
 
         #expect(error == .duplicateID(path: path, id: "00000000-0000-0000-0000-000000000001"))
         #expect(bytes(path) == before)
@@ -173,7 +173,7 @@ struct FileListStoreTests {
         try write(#"{"format":99,"revision":1,"items":[],"journal":"elsewhere"}"#, to: path)
         let before = try #require(bytes(path))
 
-        let error = await loadResult(FileListStore(path: path)).failure
+        let error = await loadResult(FileListStore(path: path)).error
 
         #expect(error == .unknownFormat(path: path, format: 99))
         #expect(bytes(path) == before)
@@ -193,7 +193,7 @@ struct FileListStoreTests {
         try write(#"{"format":1,"revision":1,"items":[\#(json)]}"#, to: path)
         let before = try #require(bytes(path))
 
-        let error = try #require(await loadResult(FileListStore(path: path)).failure)
+        let error = try #require(await loadResult(FileListStore(path: path)).error)
 
         guard case .corrupt(let errorPath, _) = error else {
             Issue.record("expected .corrupt, got \(error)")
@@ -251,7 +251,7 @@ struct FileListStoreTests {
         let snapshotBefore = await list.snapshot()
 
         faults.arm(step)
-        let error = (await outcome(list, .add(title: "Two"))).failure
+        let error = (await outcome(list, .add(title: "Two"))).error
 
         #expect(error == .storageFailed(.injected(step.rawValue)))
         #expect(bytes(path) == before)
@@ -280,7 +280,7 @@ struct FileListStoreTests {
         faults.arm(step)
         let result = await commit(store, addCommit(1, "One", base: 0))
 
-        #expect(result.failure == .injected(step.rawValue))
+        #expect(result.error == .injected(step.rawValue))
         #expect(!exists(path))
         #expect(!exists(dir.path(".reading-list.json.tmp")))
         try await commit(store, addCommit(1, "One", base: 0)).get()

@@ -42,12 +42,12 @@ struct ReadingListPipelineTests {
 
         first.succeed()
         second.succeed()
-        #expect((try await settle(firstTask).get()).revision == 1)
-        #expect((try await settle(secondTask).get()).revision == 2)
+        #expect((try await value(of: firstTask).get()).revision == 1)
+        #expect((try await value(of: secondTask).get()).revision == 2)
         #expect(await list.snapshot().items.items.map(\.title) == ["One", "Two"])
     }
 
-    @Test("a later save that completes first is not published ahead of the earlier one, and answers come in order")
+    @Test("a later save that completes first is not published ahead of the earlier one; both publish in order")
     func saveBeforePublishInOrder() async throws {
         let list = try await makeList(store: store, ids: ids, clock: clock)
         let published = Recorder<Revision>()
@@ -59,8 +59,8 @@ struct ReadingListPipelineTests {
         second.succeed()
         first.succeed()
 
-        let firstResult = try await settle(firstTask).get()
-        let secondResult = try await settle(secondTask).get()
+        let firstResult = try await value(of: firstTask).get()
+        let secondResult = try await value(of: secondTask).get()
         #expect(firstResult.revision == 1)
         #expect(secondResult.revision == 2)
         // Published one at a time, in revision order: the second never ahead of the first.
@@ -70,7 +70,7 @@ struct ReadingListPipelineTests {
         #expect(await list.revision == 2)
     }
 
-    @Test("a failed first save fails both requests, and a late success of the second is dropped")
+    @Test("a failed first save fails both requests, and a late success of the second (stale generation) is dropped")
     func rollbackAndStaleGeneration() async throws {
         let list = try await makeList(store: store, ids: ids, clock: clock)
         let published = Recorder<RevisionedChange>()
@@ -79,17 +79,15 @@ struct ReadingListPipelineTests {
         let (firstTask, first) = try await start(list, .add(title: "One"), requests: &requests)
         let (secondTask, second) = try await start(list, .add(title: "Two"), requests: &requests)
 
-        // The second save succeeds first: nothing may be published while the first is unsaved.
-        second.succeed()
         first.fail(.injected("disk full"))
 
-        #expect((try await settle(secondTask)).failure == .storageFailed(.injected("disk full")))
-        #expect((try await settle(firstTask)).failure == .storageFailed(.injected("disk full")))
-        #expect(published.all.isEmpty)
+        #expect((try await value(of: firstTask)).error == .storageFailed(.injected("disk full")))
+        #expect((try await value(of: secondTask)).error == .storageFailed(.injected("disk full")))
         #expect(await list.snapshot() == ListSnapshot())
         #expect(await list.revision == 0)
 
-        // A late success for the rolled-back generation is dropped, never published.
+        // The second save now reports success, for generation 0: stale, so dropped and never published.
+        #expect(second.commit.generation == 0)
         second.succeed()
 
         let (thirdTask, third) = try await start(list, .add(title: "Three"), requests: &requests)
@@ -97,16 +95,37 @@ struct ReadingListPipelineTests {
         #expect(third.commit.base == 0)
         #expect(third.commit.changes.map(\.revision) == [1])
         third.succeed()
-        let result = try await settle(thirdTask).get()
+        let result = try await value(of: thirdTask).get()
 
-        // Old revision (0) + 1: the failed changes did not consume revisions.
+        // Old revision (0) + 1: the failed changes did not consume a revision.
         #expect(result.revision == 1)
         #expect(result.id == SequentialIDs.id(3))
         #expect(await list.snapshot().items.items.map(\.title) == ["Three"])
         #expect(await list.revision == 1)
+        // Completions are handled in order, so the stale success was handled before the third's: had it been
+        // published, it would show here.
         #expect(published.all.map(\.revision) == [1])
         #expect(published.all.map(\.change.itemID) == [SequentialIDs.id(3)])
         #expect(store.enqueueCount == 3)
+    }
+
+    @Test("when the second save succeeds and then the first fails, nothing is published and both fail")
+    func laterSuccessThenEarlierFailure() async throws {
+        let list = try await makeList(store: store, ids: ids, clock: clock)
+        let published = Recorder<RevisionedChange>()
+        _ = await list.subscribe { published.append($0) }
+        var requests = store.enqueued.makeAsyncIterator()
+        let (firstTask, first) = try await start(list, .add(title: "One"), requests: &requests)
+        let (secondTask, second) = try await start(list, .add(title: "Two"), requests: &requests)
+
+        second.succeed()
+        first.fail(.injected("disk full"))
+
+        #expect((try await value(of: secondTask)).error == .storageFailed(.injected("disk full")))
+        #expect((try await value(of: firstTask)).error == .storageFailed(.injected("disk full")))
+        #expect(published.all.isEmpty)
+        #expect(await list.snapshot() == ListSnapshot())
+        #expect(await list.revision == 0)
     }
 
     @Test("a request that writes nothing, submitted while a save is in flight, is answered only after that save")
@@ -123,11 +142,11 @@ struct ReadingListPipelineTests {
         }
         add.succeed()
 
-        #expect((try await settle(addTask).get()).revision == 1)
-        let noOpResult = try await settle(Task { await list.answer(noOpTicket) }).get()
+        #expect((try await value(of: addTask).get()).revision == 1)
+        let noOpResult = try await value(of: Task { await list.answer(noOpTicket) }).get()
         #expect(noOpResult.change == nil)
         #expect(noOpResult.revision == 1)
-        #expect((try await settle(Task { await list.answer(unknownTicket) })).failure == .notFound(SequentialIDs.id(42)))
+        #expect((try await value(of: Task { await list.answer(unknownTicket) })).error == .notFound(SequentialIDs.id(42)))
         #expect(store.enqueueCount == 1)
     }
 
@@ -144,12 +163,12 @@ struct ReadingListPipelineTests {
 
         add.fail()
 
-        #expect((try await settle(addTask)).failure == .storageFailed(.injected("manual store write")))
-        #expect((try await settle(Task { await list.answer(ticket) })).failure == .storageFailed(.injected("manual store write")))
+        #expect((try await value(of: addTask)).error == .storageFailed(.injected("manual store write")))
+        #expect((try await value(of: Task { await list.answer(ticket) })).error == .storageFailed(.injected("manual store write")))
         #expect(await list.snapshot() == ListSnapshot())
     }
 
-    @Test("after a failed save, requests decided on the old generation fail and later ones build on the accepted list")
+    @Test("after a failed save, the next request builds on the accepted list, in the next generation")
     func failureThenMoreInFlight() async throws {
         let existing = try snapshot(revision: 4, [item(7, "Kept", revision: 4)])
         let store = ManualStore(initial: existing)
@@ -159,7 +178,7 @@ struct ReadingListPipelineTests {
         let (toggleTask, toggle) = try await start(list, .toggle(id: SequentialIDs.id(7)), requests: &requests)
         #expect(toggle.commit.base == 4)
         toggle.fail()
-        #expect((try await settle(toggleTask)).failure == .storageFailed(.injected("manual store write")))
+        #expect((try await value(of: toggleTask)).error == .storageFailed(.injected("manual store write")))
         #expect(await list.snapshot() == existing)
 
         let (againTask, again) = try await start(list, .toggle(id: SequentialIDs.id(7)), requests: &requests)
@@ -167,7 +186,7 @@ struct ReadingListPipelineTests {
         #expect(again.commit.base == 4)
         #expect(again.commit.changes.map(\.revision) == [5])
         again.succeed()
-        let result = try await settle(againTask).get()
+        let result = try await value(of: againTask).get()
         #expect(result.revision == 5)
         #expect(result.item?.isRead == true)
         #expect(await list.snapshot().items[SequentialIDs.id(7)]?.isRead == true)

@@ -116,9 +116,9 @@ struct ReadingListRulesTests {
         let list = try await makeList(store: store, ids: ids, clock: clock)
         let added = try await list.apply(.add(title: "Protocols"))
 
-        #expect((await outcome(list, .rename(id: added.id, title: " "))).failure == .invalidTitle(.blank))
+        #expect((await outcome(list, .rename(id: added.id, title: " "))).error == .invalidTitle(.blank))
         #expect(
-            (await outcome(list, .rename(id: added.id, title: "a\u{1B}b"))).failure
+            (await outcome(list, .rename(id: added.id, title: "a\u{1B}b"))).error
                 == .invalidTitle(.controlCharacter(scalar: 0x1B)))
         #expect(store.writeAttempts == 1)
         #expect(await list.snapshot().items[added.id]?.title == "Protocols")
@@ -134,7 +134,7 @@ struct ReadingListRulesTests {
         let list = try await makeList(store: store, ids: ids, clock: clock)
         _ = try await list.apply(.add(title: "A"))
 
-        let error = try #require((await outcome(list, mutation)).failure)
+        let error = try #require((await outcome(list, mutation)).error)
 
         #expect(error == .notFound(SequentialIDs.id(99)))
         #expect(store.writeAttempts == 1)
@@ -153,7 +153,7 @@ struct ReadingListRulesTests {
         _ = try await list.apply(.add(title: "A"))
         let before = await list.snapshot()
 
-        let error = try #require((await outcome(list, mutation, expect: 0)).failure)
+        let error = try #require((await outcome(list, mutation, expect: 0)).error)
 
         #expect(error == .conflict(current: 1))
         #expect(error.description == "The list changed (now at revision 1); reload and try again")

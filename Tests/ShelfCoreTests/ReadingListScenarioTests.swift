@@ -30,7 +30,7 @@ struct ReadingListScenarioTests {
     func blankTitleIsRefused() async throws {
         let list = try await makeList(store: store, ids: ids, clock: clock)
 
-        let error = try #require((await outcome(list, .add(title: "   \n"))).failure)
+        let error = try #require((await outcome(list, .add(title: "   \n"))).error)
 
         #expect(error == .invalidTitle(.blank))
         #expect(error.description == "Enter a title")
@@ -65,7 +65,7 @@ struct ReadingListScenarioTests {
         let storedBefore = store.stored
 
         store.failWrites = true
-        let error = try #require((await outcome(list, .add(title: "Generics"))).failure)
+        let error = try #require((await outcome(list, .add(title: "Generics"))).error)
 
         #expect(error == .storageFailed(.injected("memory store write")))
         #expect(error.description == "Could not save that change")
@@ -81,7 +81,7 @@ struct ReadingListScenarioTests {
         let list = try await makeList(store: store, ids: ids, clock: clock)
         _ = try await list.apply(.add(title: "Protocols"))
         store.failWrites = true
-        #expect((await outcome(list, .add(title: "Generics"))).failure != nil)
+        #expect((await outcome(list, .add(title: "Generics"))).error != nil)
 
         store.failWrites = false
         let result = try await list.apply(.add(title: "Concurrency"))
@@ -117,7 +117,7 @@ struct ReadingListScenarioTests {
         let second = try await list.apply(.add(title: "Same"))
 
         store.failWrites = true
-        let error = try #require((await outcome(list, .remove(id: first.id))).failure)
+        let error = try #require((await outcome(list, .remove(id: first.id))).error)
 
         #expect(error == .storageFailed(.injected("memory store write")))
         #expect(await list.snapshot().items.items == [first.item, second.item])
@@ -133,7 +133,7 @@ struct ReadingListScenarioTests {
         _ = try await list.apply(.remove(id: first.id))
         let writes = store.writeAttempts
 
-        let error = try #require((await outcome(list, .remove(id: first.id))).failure)
+        let error = try #require((await outcome(list, .remove(id: first.id))).error)
 
         #expect(error == .notFound(first.id))
         #expect(error.description == "This item is no longer available")

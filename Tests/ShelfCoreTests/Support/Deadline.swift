@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Thrown by `settle(_:within:)` when a task did not finish in time.
+/// Thrown by `value(of: _:within:)` when a task did not finish in time.
 struct DeadlineExceeded: Error, CustomStringConvertible {
     let limit: Duration
     var description: String { "task did not finish within \(limit)" }
@@ -21,7 +21,7 @@ private final class FirstAnswer<Value: Sendable>: Sendable {
 
 /// Waits for `task`, but at most `limit`: a request that is never answered fails the test instead of hanging the
 /// run. The deadline is only a safety net; tests never wait on time to order events.
-func settle<T: Sendable>(_ task: Task<T, Never>, within limit: Duration = .seconds(10)) async throws -> T {
+func value<T: Sendable>(of task: Task<T, Never>, within limit: Duration = .seconds(10)) async throws -> T {
     let value: T? = await withCheckedContinuation { continuation in
         let answer = FirstAnswer<T?>(continuation)
         Task { answer.resume(returning: await task.value) }

@@ -65,7 +65,7 @@ func snapshot(revision: Revision, _ items: [Item]) throws -> ListSnapshot {
 
 extension Result {
     /// The error, or nil on success.
-    var failure: Failure? {
+    var error: Failure? {
         if case .failure(let error) = self { return error }
         return nil
     }
