@@ -54,7 +54,7 @@ final class Session: Sendable {
         watchdog?.cancel()
         feed.remove(connection.id)
         await task.value
-        connection.close()
+        await closeGracefully()
         log("connection \(connection.id) closed\(ending.map { " (\($0))" } ?? "")")
     }
 
@@ -82,8 +82,9 @@ final class Session: Sendable {
             let atEnd = bytes.isEmpty
             // The last line may lack its LF; it is still answered, then the session ends.
             let events = atEnd ? framer.finish() : framer.push(bytes)
+            // Lines already read are still answered after stop(): only reading more stops.
             for event in events {
-                if Task.isCancelled || !context.keepReading { return }
+                if !context.keepReading { return }
                 await window.acquire()
                 await handle(event, context: &context)
             }
@@ -151,6 +152,23 @@ final class Session: Sendable {
             stop()
             return
         }
+    }
+
+    /// Sends FIN, then reads and drops what the peer still sends (for at most a second) before closing: closing
+    /// with unread input makes the kernel send a reset, which can destroy replies still in flight to the peer.
+    private func closeGracefully() async {
+        connection.shutdownWrite()
+        let connection = self.connection
+        let closer = Task {
+            try? await Task.sleep(for: .seconds(1))
+            connection.close()
+        }
+        var drained = 0
+        while drained < 1 << 20, let bytes = try? await connection.read(), !bytes.isEmpty {
+            drained += bytes.count
+        }
+        closer.cancel()
+        connection.close()
     }
 
     /// Tells a slow consumer why it is cut off, if its socket takes the line within a second, then closes.

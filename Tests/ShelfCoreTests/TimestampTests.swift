@@ -52,3 +52,40 @@ struct TimestampTests {
         #expect(Timestamp.parse(text) == nil)
     }
 }
+
+/// The hand-written calendar arithmetic must agree with Foundation's ISO 8601 formatter everywhere.
+@Suite struct TimestampCalendarTests {
+    /// Compared to whole seconds: Foundation's own millisecond digits round binary noise down (`.123` can print as
+    /// `.122`), which is the very thing `Timestamp` avoids; the millisecond digits are checked against the integer.
+    @Test("format and parse agree with Foundation's ISO 8601 style for 20,000 seeded dates from 1970 to 9999")
+    func agreesWithFoundation() throws {
+        let style = Date.ISO8601FormatStyle(timeZone: .gmt)
+        var state: UInt64 = 0x5EED
+        for _ in 0..<20_000 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let ms = Int64(state >> 20) % 253_402_300_799_999
+            let date = Date(timeIntervalSince1970: Double(ms) / 1000)
+            let text = Timestamp.format(date)
+            let seconds = style.format(Date(timeIntervalSince1970: Double(ms / 1000)))
+            let millis = String(ms % 1000)
+            #expect(text == seconds.dropLast() + "." + String(repeating: "0", count: 3 - millis.count) + millis + "Z", "ms \(ms)")
+            #expect(Timestamp.parse(text) == Timestamp.truncated(date), "\(text)")
+        }
+    }
+
+    @Test("leap days, month ends and impossible dates", arguments: [
+        ("2024-02-29T00:00:00.000Z", true), ("2023-02-29T00:00:00.000Z", false), ("2000-02-29T12:00:00Z", true),
+        ("1900-02-29T12:00:00Z", false), ("2026-04-31T00:00:00Z", false), ("2026-12-31T23:59:59.999Z", true),
+        ("2026-13-01T00:00:00Z", false), ("2026-01-01T24:00:00Z", false), ("2026-01-01T00:00:00.1234567891Z", false),
+    ])
+    func calendarRules(text: String, valid: Bool) {
+        #expect((Timestamp.parse(text) != nil) == valid, "\(text)")
+    }
+
+    @Test("fractions are truncated to milliseconds and offsets still parse through Foundation")
+    func fractionsAndOffsets() throws {
+        #expect(Timestamp.format(try #require(Timestamp.parse("2026-11-29T13:14:15.1239Z"))) == "2026-11-29T13:14:15.123Z")
+        #expect(Timestamp.format(try #require(Timestamp.parse("2026-11-29T13:14:15.5Z"))) == "2026-11-29T13:14:15.500Z")
+        #expect(Timestamp.format(try #require(Timestamp.parse("2026-11-29T14:14:15.000+01:00"))) == "2026-11-29T13:14:15.000Z")
+    }
+}

@@ -5,44 +5,149 @@ import Foundation
 ///
 /// Dates are reduced to whole milliseconds and rebuilt from that integer, so equal milliseconds give equal dates:
 /// `Date` is binary floating point, and most decimal milliseconds (`.123`) have no exact form in it.
+///
+/// Formatting and parsing are done here by calendar arithmetic rather than with `Date.ISO8601FormatStyle`: a
+/// million-item store parses a million of them at start-up and formats them at compaction, where the format style
+/// costs microseconds each, and its parser is lenient (it takes 2023-02-29 as March 1st).
 public enum Timestamp {
-    private static let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
-    private static let wholeSeconds = Date.ISO8601FormatStyle(timeZone: .gmt)
     /// Milliseconds from 1970-01-01 to the reference date 2001-01-01, which `Date` counts from.
     private static let referenceOffset: Int64 = 978_307_200_000
+    private static let millisecondsPerDay: Int64 = 86_400_000
 
     /// Drops sub-millisecond precision so that `parse(format(date)) == date`.
     public static func truncated(_ date: Date) -> Date {
-        Date(timeIntervalSinceReferenceDate: Double(milliseconds(date) - referenceOffset) / 1000)
+        Self.date(milliseconds: milliseconds(date))
     }
 
-    /// Formats `date` as RFC 3339 UTC with milliseconds.
+    /// Formats `date` as RFC 3339 UTC with milliseconds: `YYYY-MM-DDTHH:MM:SS.mmmZ` (years 0000–9999).
     public static func format(_ date: Date) -> String {
         let ms = milliseconds(date)
-        var seconds = ms / 1000
-        var fraction = ms % 1000
-        if fraction < 0 {
-            seconds -= 1
-            fraction += 1000
-        }
-        // "…T13:14:15Z": exact for a whole number of seconds; the milliseconds are added as digits.
-        let whole = wholeSeconds.format(Date(timeIntervalSince1970: Double(seconds)))
-        let digits = String(fraction)
-        return whole.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
+        let days = floorDivide(ms, millisecondsPerDay)
+        let inDay = ms - days * millisecondsPerDay
+        let (year, month, day) = civil(fromDays: days)
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(24)
+        append(max(0, min(9999, year)), digits: 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        append(month, digits: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        append(day, digits: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        append(inDay / 3_600_000, digits: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        append(inDay / 60_000 % 60, digits: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        append(inDay / 1000 % 60, digits: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "."))
+        append(inDay % 1000, digits: 3, to: &bytes)
+        bytes.append(UInt8(ascii: "Z"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Parses RFC 3339 text with or without fractional seconds (truncated to milliseconds); `nil` when it is not
-    /// a timestamp.
+    /// Parses RFC 3339 text (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, `T` and `Z` in either case) with a real
+    /// calendar date; fractions are truncated to milliseconds. `nil` when it is not such a timestamp.
     public static func parse(_ text: String) -> Date? {
-        guard let date = (try? style.parse(text)) ?? (try? wholeSeconds.parse(text)) else { return nil }
-        return truncated(date)
+        parseMilliseconds(Array(text.utf8)).map { date(milliseconds: $0) }
     }
 
-    /// Whole milliseconds since 1970, rounded down; a value within 2 µs below a boundary counts as on it, since
-    /// that is binary rounding noise (a parsed `.123` can come back as `.12299999…`).
+    /// Milliseconds since 1970 for RFC 3339 text, or `nil`.
+    static func parseMilliseconds(_ b: [UInt8]) -> Int64? {
+        guard b.count >= 20, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] | 0x20 == UInt8(ascii: "t"),
+              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
+              let year = number(b, 0, 4), let month = number(b, 5, 2), let day = number(b, 8, 2),
+              let hour = number(b, 11, 2), let minute = number(b, 14, 2), let second = number(b, 17, 2),
+              (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+              hour < 24, minute < 60, second < 60
+        else { return nil }
+        var index = 19
+        var millis: Int64 = 0
+        if b[index] == UInt8(ascii: ".") {
+            index += 1
+            let start = index
+            while index < b.count, b[index] &- 48 < 10 { index += 1 }
+            let digits = index - start
+            guard digits >= 1, digits <= 9 else { return nil }
+            for position in 0..<3 { millis = millis * 10 + (position < digits ? Int64(b[start + position] - 48) : 0) }
+        }
+        var offset: Int64 = 0
+        if index == b.count - 1, b[index] | 0x20 == UInt8(ascii: "z") {
+            offset = 0
+        } else if index == b.count - 6, b[index] == UInt8(ascii: "+") || b[index] == UInt8(ascii: "-"),
+                  b[index + 3] == UInt8(ascii: ":"), let hours = number(b, index + 1, 2), let minutes = number(b, index + 4, 2),
+                  hours < 24, minutes < 60 {
+            offset = (hours * 60 + minutes) * 60_000 * (b[index] == UInt8(ascii: "+") ? 1 : -1)
+        } else {
+            return nil
+        }
+        let days = self.days(fromCivil: year, month, day)
+        return days * millisecondsPerDay + hour * 3_600_000 + minute * 60_000 + second * 1000 + millis - offset
+    }
+
+    private static func date(milliseconds ms: Int64) -> Date {
+        Date(timeIntervalSinceReferenceDate: Double(ms - referenceOffset) / 1000)
+    }
+
+    /// Whole milliseconds since 1970, rounded down; a value within 2 µs below a boundary counts as on it, since that
+    /// is binary rounding noise (a parsed `.123` can come back as `.12299999…`).
     private static func milliseconds(_ date: Date) -> Int64 {
         let sinceReference = date.timeIntervalSinceReferenceDate * 1000
         let slack = max(0.002, 4 * sinceReference.ulp)
         return Int64((sinceReference + slack).rounded(.down)) + referenceOffset
+    }
+
+    private static func number(_ b: [UInt8], _ start: Int, _ count: Int) -> Int64? {
+        var value: Int64 = 0
+        for index in start..<(start + count) {
+            let digit = b[index] &- 48
+            guard digit < 10 else { return nil }
+            value = value * 10 + Int64(digit)
+        }
+        return value
+    }
+
+    private static func append(_ value: Int64, digits: Int, to bytes: inout [UInt8]) {
+        var divisor: Int64 = 1
+        for _ in 1..<digits { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            bytes.append(UInt8(48 + rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
+    private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+        a >= 0 ? a / b : -((-a + b - 1) / b)
+    }
+
+    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (the well-known era-based algorithm).
+    private static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = floorDivide(y, 400)
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The proleptic Gregorian date of a day count since 1970-01-01 (inverse of `days(fromCivil:)`).
+    private static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = floorDivide(z, 146_097)
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

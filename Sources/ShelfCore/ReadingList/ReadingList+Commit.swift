@@ -24,6 +24,7 @@ extension ReadingList {
                 accepted.items.apply(change.change)
                 accepted.revision = change.revision
                 history.append(change)
+                speculative.published(change)
                 for subscriber in subscribers.values { subscriber(change) }
             }
             deliver(entry, entry.outcome)
@@ -36,7 +37,7 @@ extension ReadingList {
     /// generation so that late completions of the old one are dropped.
     private func rollBack(_ error: StorageError) {
         generation += 1
-        speculative = accepted
+        speculative.reset(to: accepted.revision)
         let failed = entries
         entries.removeAll()
         for entry in failed { deliver(entry, .failure(.storageFailed(error))) }

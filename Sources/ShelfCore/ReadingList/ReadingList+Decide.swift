@@ -3,8 +3,7 @@ import Foundation
 extension ReadingList {
     /// Checks `mutation` against the speculative list and builds its change and answer; writes nothing.
     func decide(_ mutation: Mutation, expect: Revision?) -> Outcome {
-        let base = speculative
-        let next = base.revision + 1
+        let next = speculative.revision + 1
         switch mutation {
         case .add(let raw):
             return validTitle(raw).flatMap { title in
@@ -57,7 +56,7 @@ extension ReadingList {
 
     private func existing(_ id: UUID, expect: Revision?) -> Result<Item, ReadingListError> {
         checkExpect(expect).flatMap {
-            guard let item = speculative.items[id] else { return .failure(.notFound(id)) }
+            guard let item = speculative.item(id, accepted: accepted.items) else { return .failure(.notFound(id)) }
             return .success(item)
         }
     }

@@ -35,8 +35,8 @@ public actor ReadingList {
 
     /// What readers see: only changes the store accepted.
     var accepted: ListSnapshot
-    /// `accepted` plus every change handed to the store and not yet answered: what new requests are checked against.
-    var speculative: ListSnapshot
+    /// Every change handed to the store and not yet answered, over `accepted`: what new requests are checked against.
+    var speculative: SpeculativeChanges
     /// Requests in validation order, answered from the front.
     var entries: [Entry] = []
     /// Bumped by every rollback; store completions carry the generation their commit was started for.
@@ -70,7 +70,7 @@ public actor ReadingList {
         self.now = now
         self.newID = newID
         accepted = snapshot
-        speculative = snapshot
+        speculative = SpeculativeChanges(revision: snapshot.revision)
         history = ChangeHistory(capacity: historyLimit, revision: snapshot.revision)
         let (stream, continuation) = AsyncStream.makeStream(of: Completion.self)
         completions = continuation
@@ -124,8 +124,7 @@ public actor ReadingList {
         let ticket = nextTicket
         if case .success(let result) = outcome, let change = result.change {
             saved = false
-            speculative.items.apply(change.change)
-            speculative.revision = change.revision
+            speculative.add(change)
             let commit = StoreCommit(generation: generation, base: change.revision - 1, changes: [change])
             let completions = self.completions
             store.enqueue(commit) { @Sendable result in

@@ -14,9 +14,9 @@ public enum ServerNotification: Sendable, Equatable {
     public var json: JSONValue {
         switch self {
         case .changed(let change):
-            Self.notification("changed", [("revision", .number(JSONNumber(change.revision))), ("change", Self.json(change.change))])
+            Self.notification("changed", change.json)
         case .closing(let reason, let message):
-            Self.notification("closing", [("reason", .string(reason)), ("message", .string(message))])
+            Self.notification("closing", .object(JSONObject([("reason", .string(reason)), ("message", .string(message))])))
         }
     }
 
@@ -29,30 +29,10 @@ public enum ServerNotification: Sendable, Equatable {
 
     /// Reads a `changed` notification's params back into a change (for clients); `nil` when malformed.
     public static func change(fromParams params: JSONObject) -> RevisionedChange? {
-        guard let revision = params["revision"]?.numberValue?.uint64, case .object(let change)? = params["change"],
-              let kind = change["kind"]?.stringValue
-        else { return nil }
-        switch kind {
-        case "added", "updated":
-            guard let value = change["item"], let item = Item(json: value) else { return nil }
-            return RevisionedChange(revision: revision, change: kind == "added" ? .added(item) : .updated(item))
-        case "removed":
-            guard let text = change["id"]?.stringValue, let id = UUID(uuidString: text) else { return nil }
-            return RevisionedChange(revision: revision, change: .removed(id))
-        default:
-            return nil
-        }
+        RevisionedChange(json: .object(params))
     }
 
-    private static func json(_ change: ListChange) -> JSONValue {
-        switch change {
-        case .added(let item): .object(JSONObject([("kind", "added"), ("item", item.json)]))
-        case .updated(let item): .object(JSONObject([("kind", "updated"), ("item", item.json)]))
-        case .removed(let id): .object(JSONObject([("kind", "removed"), ("id", .string(id.wireString))]))
-        }
-    }
-
-    private static func notification(_ method: String, _ params: [(String, JSONValue)]) -> JSONValue {
-        .object(JSONObject([("jsonrpc", "2.0"), ("method", .string(method)), ("params", .object(JSONObject(params)))]))
+    private static func notification(_ method: String, _ params: JSONValue) -> JSONValue {
+        .object(JSONObject([("jsonrpc", "2.0"), ("method", .string(method)), ("params", params)]))
     }
 }

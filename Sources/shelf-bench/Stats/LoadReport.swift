@@ -21,7 +21,7 @@ struct LoadReport: Sendable {
             ("pipeline", "\(pipeline)"),
             ("window_s", Format.fixed(Double(LatencyHistogram.nanoseconds(window)) / 1e9, 3)),
             ("ops", "\(total.ops)"),
-            ("ops_per_s", Format.fixed(opsPerSecond, 1)),
+            ("ops_per_s", Format.fixed(opsPerSecond, 3)),
             ("mean_us", Format.fixed(latency.meanNanoseconds / 1e3, 1)),
             ("p50_us", Format.fixed(latency.percentile(0.50) / 1e3, 1)),
             ("p99_us", Format.fixed(latency.percentile(0.99) / 1e3, 1)),

@@ -39,7 +39,7 @@ struct WatchReport: Sendable {
             ("pipeline", "\(writer.pipeline)"),
             ("window_s", Format.fixed(Double(LatencyHistogram.nanoseconds(writer.window)) / 1e9, 3)),
             ("acked", "\(acked)"),
-            ("writer_ops_per_s", Format.fixed(writer.opsPerSecond, 1)),
+            ("writer_ops_per_s", Format.fixed(writer.opsPerSecond, 3)),
             ("writer_errors", "\(writer.total.errors)"),
             ("complete", "\(complete)"),
             ("min_received", "\(received.min() ?? 0)"),

@@ -1,5 +1,4 @@
 import Foundation
-import ShelfCore
 import ShelfJSON
 
 extension Item {

@@ -1,0 +1,170 @@
+import Foundation
+import Glibc
+import ShelfClient
+import ShelfCore
+import ShelfJSON
+import ShelfSockets
+import ShelfWire
+import Testing
+
+/// `ShelfClient` against a real server.
+@Suite struct ClientLibraryTests {
+    /// The `n`th item the test server creates, as the client decodes it.
+    private static func item(_ n: Int, _ title: String, read: Bool = false, revision: Revision, tick: Int? = nil) -> Item {
+        Item(
+            id: TestServer.id(n), title: title, isRead: read,
+            addedAt: Date(timeIntervalSince1970: 1_767_323_045 + Double((tick ?? n) - 1)), revision: revision)
+    }
+
+    @Test("hello, ping, list, get and apply return the server's answers as model values")
+    func methods() async throws {
+        try await withTestServer { server in
+            let client = try await ShelfClient.connect(to: server.address)
+            let hello = try await client.hello()
+            #expect(hello.server == "shelfd")
+            #expect(hello.version == "0.1.0")
+            #expect(hello.protocolVersion == 1)
+            #expect(hello.revision == 0)
+            try await client.ping()
+
+            let added = try await client.apply(.add(title: "  Dune "))
+            #expect(added.revision == 1)
+            #expect(added.item == Self.item(1, "Dune", revision: 1))
+            let emma = try await client.apply(.add(title: "Emma"), expect: 1)
+            #expect(emma.revision == 2)
+            #expect(emma.item == Self.item(2, "Emma", revision: 2))
+
+            let toggled = try await client.apply(.toggle(id: TestServer.id(1)))
+            #expect(toggled.revision == 3)
+            #expect(toggled.item == Self.item(1, "Dune", read: true, revision: 3))
+
+            let all = try await client.list()
+            #expect(all.revision == 3)
+            #expect(all.items == [Self.item(1, "Dune", read: true, revision: 3), Self.item(2, "Emma", revision: 2)])
+            let unread = try await client.list(.unread)
+            #expect(unread.items == [Self.item(2, "Emma", revision: 2)])
+            let read = try await client.list(.read)
+            #expect(read.items == [Self.item(1, "Dune", read: true, revision: 3)])
+
+            let got = try await client.get(TestServer.id(2))
+            #expect(got.revision == 3)
+            #expect(got.item == Self.item(2, "Emma", revision: 2))
+
+            let renamed = try await client.apply(.rename(id: TestServer.id(2), title: "Emma (Austen)"))
+            #expect(renamed.item == Self.item(2, "Emma (Austen)", revision: 4))
+            let marked = try await client.apply(.setRead(id: TestServer.id(2), isRead: true))
+            #expect(marked.item == Self.item(2, "Emma (Austen)", read: true, revision: 5))
+
+            let removed = try await client.apply(.remove(id: TestServer.id(1)))
+            #expect(removed.revision == 6)
+            #expect(removed.item == nil)
+            #expect(try await client.list().items == [Self.item(2, "Emma (Austen)", read: true, revision: 5)])
+            #expect(try await client.hello().revision == 6)
+            await client.close()
+        }
+    }
+
+    @Test("server errors arrive as ClientError.server with the code, message and data")
+    func serverErrors() async throws {
+        try await withTestServer { server in
+            let client = try await ShelfClient.connect(to: server.address)
+            let blank = await #expect(throws: ClientError.self) { try await client.apply(.add(title: " ")) }
+            guard case .server(let blankError)? = blank else { throw Failure("expected .server, got \(String(describing: blank))") }
+            #expect(blankError == RPCError(code: 1, message: "Enter a title", data: ["reason": "invalid_title"]))
+            #expect(blank?.description == "Enter a title")
+
+            let missing = await #expect(throws: ClientError.self) { try await client.get(TestServer.id(7)) }
+            guard case .server(let missingError)? = missing else { throw Failure("expected .server, got \(String(describing: missing))") }
+            #expect(missingError == RPCError(
+                code: 2, message: "This item is no longer available",
+                data: ["reason": "not_found", "id": .string(ExpectedLine.wireID(7))]))
+
+            _ = try await client.apply(.add(title: "Dune"))
+            let stale = await #expect(throws: ClientError.self) { try await client.apply(.add(title: "Emma"), expect: 0) }
+            guard case .server(let staleError)? = stale else { throw Failure("expected .server, got \(String(describing: stale))") }
+            #expect(staleError.knownCode == .conflict)
+            #expect(staleError.data["revision"] == 1)
+
+            let unknown = await #expect(throws: ClientError.self) { try await client.send(method: "frobnicate") }
+            guard case .server(let unknownError)? = unknown else { throw Failure("expected .server, got \(String(describing: unknown))") }
+            #expect(unknownError.code == -32601)
+            #expect(unknownError.reason == "method_not_found")
+
+            // The connection is still usable after errors.
+            try await client.ping()
+            await client.close()
+        }
+    }
+
+    @Test("connecting to a port nobody listens on gives cannotConnect with ECONNREFUSED")
+    func cannotConnect() async throws {
+        try await withDeadline {
+            // Bind a port and release it, so that (barring a race with another process) nothing listens there.
+            let listener = try TCPListener.listen(on: HostPort(host: "127.0.0.1", port: 0))
+            let address = listener.localAddress
+            listener.close()
+            let error = await #expect(throws: ClientError.self) { try await ShelfClient.connect(to: address) }
+            guard case .cannotConnect(let target, let socketError)? = error else {
+                throw Failure("expected .cannotConnect, got \(String(describing: error))")
+            }
+            #expect(target == address)
+            #expect(socketError == .failed(call: "connect", errno: ECONNREFUSED))
+            #expect(error?.description == "cannot connect to \(address): Connection refused — is shelfd running?")
+        }
+    }
+
+    @Test("concurrent calls on one client are each matched to their own answer")
+    func concurrentCalls() async throws {
+        try await withTestServer { server in
+            let client = try await ShelfClient.connect(to: server.address)
+            let count = 100
+            let titles = try await withThrowingTaskGroup(of: (String, Item?).self) { group in
+                for n in 0..<count {
+                    group.addTask {
+                        let title = "title \(n)"
+                        let (_, item) = try await client.apply(.add(title: title))
+                        return (title, item)
+                    }
+                }
+                return try await group.reduce(into: [(String, Item?)]()) { $0.append($1) }
+            }
+            for (title, item) in titles {
+                #expect(item?.title == title)
+            }
+            let items = try await client.list().items
+            #expect(items.count == count)
+            #expect(Set(items.map(\.title)) == Set((0..<count).map { "title \($0)" }))
+
+            // Then a mix of gets (each asks for a different id) and pings, all at once.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for item in items {
+                    group.addTask {
+                        let (_, got) = try await client.get(item.id)
+                        #expect(got == item)
+                    }
+                    group.addTask { try await client.ping() }
+                }
+                try await group.waitForAll()
+            }
+            await client.close()
+        }
+    }
+
+    @Test("calls after the server shut down fail with connectionLost")
+    func connectionLost() async throws {
+        try await withTestServer { server in
+            let client = try await ShelfClient.connect(to: server.address)
+            try await client.ping()
+            await server.server.shutdown()
+            let error = await #expect(throws: ClientError.self) { try await client.ping() }
+            guard case .connectionLost? = error else { throw Failure("expected .connectionLost, got \(String(describing: error))") }
+            await client.close()
+        }
+    }
+}
+
+/// A test precondition that did not hold.
+private struct Failure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

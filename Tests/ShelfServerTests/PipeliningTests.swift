@@ -1,0 +1,109 @@
+import ShelfServer
+import ShelfSockets
+import Testing
+
+/// Per connection, replies come back in request order and reads see the connection's earlier writes
+/// (shared/design.md, invariant 7).
+@Suite struct PipeliningTests {
+    /// Requests 1...`count`: ids divisible by `listEvery` list, the others add "p<id>".
+    private static func interleaved(_ count: Int, listEvery: Int = 2) -> String {
+        (1...count).map { id in
+            id % listEvery != 0 ? #"{"id":\#(id),"method":"add","params":{"title":"p\#(id)"}}"# : #"{"id":\#(id),"method":"list"}"#
+        }.joined(separator: "\n") + "\n"
+    }
+
+    /// The exact replies to `interleaved(count, listEvery:)` on an empty list.
+    private static func interleavedReplies(_ count: Int, listEvery: Int = 2) -> [String] {
+        var items: [String] = []
+        var replies: [String] = []
+        for id in 1...count {
+            if id % listEvery != 0 {
+                let n = items.count + 1
+                let item = ExpectedLine.itemJSON(n, "p\(id)", revision: n)
+                items.append(item)
+                replies.append(ExpectedLine.item("\(id)", revision: n, item: item))
+            } else {
+                replies.append(ExpectedLine.list("\(id)", revision: items.count, items: items))
+            }
+        }
+        return replies
+    }
+
+    @Test("200 requests in one write are answered in order, and each list sees every earlier add")
+    func twoHundredInOneWrite() async throws {
+        try await withTestServer { server in
+            let connection = try await server.connect()
+            try await connection.send(Self.interleaved(200))
+            expectSameLines(try await connection.nextLines(200), Self.interleavedReplies(200))
+            connection.close()
+        }
+    }
+
+    @Test("with a pending-request window of 2, 400 pipelined requests are all answered in order")
+    func smallWindow() async throws {
+        let configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0), maxPendingRequests: 2)
+        try await withTestServer(configuration: configuration) { server in
+            let connection = try await server.connect()
+            try await connection.send(Self.interleaved(400))
+            expectSameLines(try await connection.nextLines(400), Self.interleavedReplies(400))
+            connection.close()
+        }
+    }
+
+    @Test("a list pipelined behind an add waits for the add's save, while other clients still see the old list")
+    func readYourWritesWaitsForTheSave() async throws {
+        let store = GatedListStore()
+        try await withTestServer(store: store) { server in
+            let writer = try await server.connect()
+            try await writer.send(
+                #"{"id":1,"method":"add","params":{"title":"Dune"}}"# + "\n" + #"{"id":2,"method":"list"}"# + "\n")
+            try await waitUntil { store.enqueuedCount == 1 }
+            // The save is held: nothing is published, so another connection sees the list as it was.
+            let other = try await server.connect()
+            #expect(try await other.exchange(#"{"id":1,"method":"list"}"#) == ExpectedLine.list("1", revision: 0, items: []))
+            store.open()
+            let dune = ExpectedLine.itemJSON(1, "Dune", revision: 1)
+            #expect(try await writer.nextLines(2) == [
+                ExpectedLine.item("1", revision: 1, item: dune),
+                ExpectedLine.list("2", revision: 1, items: [dune]),
+            ])
+            #expect(try await other.exchange(#"{"id":2,"method":"list"}"#) == ExpectedLine.list("2", revision: 1, items: [dune]))
+            writer.close()
+            other.close()
+        }
+    }
+
+    @Test("a fast read queued behind a held save is answered after it, not before")
+    func orderIsKeptBehindASlowSave() async throws {
+        let store = GatedListStore()
+        try await withTestServer(store: store) { server in
+            let connection = try await server.connect()
+            try await connection.send(
+                #"{"id":1,"method":"add","params":{"title":"Dune"}}"# + "\n" + #"{"id":2,"method":"ping"}"# + "\n"
+                    + #"{"id":3,"method":"add","params":{"title":" "}}"# + "\n")
+            try await waitUntil { store.enqueuedCount == 1 }
+            store.open()
+            #expect(try await connection.nextLines(3) == [
+                ExpectedLine.item("1", revision: 1, item: ExpectedLine.itemJSON(1, "Dune", revision: 1)),
+                ExpectedLine.pong("2"),
+                ExpectedLine.error("3", code: 1, message: "Enter a title", reason: "invalid_title"),
+            ])
+            connection.close()
+        }
+    }
+
+    @Test("a client that writes a large pipeline while reading concurrently gets every reply")
+    func largePipelineWithConcurrentReading() async throws {
+        try await withTestServer { server in
+            let connection = try await server.connect()
+            let count = 3_000
+            let requests = Self.interleaved(count, listEvery: 1_000)
+            // About 1 MB of replies to 160 KB of requests: the client reads while it writes, as a real client must.
+            async let sent: Void = connection.send(requests)
+            let replies = try await connection.nextLines(count)
+            try await sent
+            expectSameLines(replies, Self.interleavedReplies(count, listEvery: 1_000))
+            connection.close()
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import ShelfCore
+import ShelfServer
+import ShelfSockets
+import Testing
+
+/// Keeps every line a server logs, so a test can wait for an event only the log shows (a session ending).
+final class LogRecorder: Sendable {
+    private let lines = Locked<[String]>([])
+
+    var log: ServerLog {
+        ServerLog { [lines] line in lines.withLock { $0.append(line) } }
+    }
+
+    /// The lines logged so far, in order.
+    var recorded: [String] { lines.withLock { $0 } }
+
+    /// How many logged lines contain `text`.
+    func count(containing text: String) -> Int {
+        lines.withLock { $0.filter { $0.contains(text) }.count }
+    }
+}
+
+/// Like `withTestServer`, but the server logs into a `LogRecorder` handed to `body`.
+func withRecordingTestServer(
+    store: any ListStore = MemoryListStore(),
+    configuration: ServerConfiguration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0)),
+    seconds: Int = 20,
+    _ body: @escaping @Sendable (TestServer, LogRecorder) async throws -> Void
+) async throws {
+    let recorder = LogRecorder()
+    try await withDeadline(seconds: seconds) {
+        let server = try await TestServer.start(store: store, configuration: configuration, log: recorder.log)
+        do {
+            try await body(server, recorder)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+}
