@@ -29,7 +29,7 @@ struct SnapshotCodecTests {
 
     private func decodeError(_ data: Data) -> StorageError? {
         do {
-            _ = try SnapshotCodec.decode(data, path: Self.path)
+            _ = try SnapshotCodec.decode([UInt8](data), path: Self.path)
             return nil
         } catch {
             return error
@@ -40,7 +40,7 @@ struct SnapshotCodecTests {
     func roundTrip() throws {
         let original = try sample()
 
-        let decoded = try SnapshotCodec.decode(try SnapshotCodec.encode(original, path: Self.path), path: Self.path)
+        let decoded = try SnapshotCodec.decode(SnapshotCodec.encode(original), path: Self.path)
 
         #expect(decoded == original)
         #expect(decoded.items.items.map(\.addedAt) == original.items.items.map(\.addedAt))
@@ -48,14 +48,14 @@ struct SnapshotCodecTests {
 
     @Test("an empty snapshot at revision 0 round-trips")
     func emptyRoundTrip() throws {
-        let data = try SnapshotCodec.encode(ListSnapshot(), path: Self.path)
+        let data = Data(SnapshotCodec.encode(ListSnapshot()))
 
-        #expect(try SnapshotCodec.decode(data, path: Self.path) == ListSnapshot())
+        #expect(try SnapshotCodec.decode([UInt8](data), path: Self.path) == ListSnapshot())
     }
 
     @Test("the encoded JSON carries format 1, the revision and each item's fields as text")
     func encodedShape() throws {
-        let data = try SnapshotCodec.encode(try sample(), path: Self.path)
+        let data = Data(SnapshotCodec.encode(try sample()))
         let text = try #require(String(data: data, encoding: .utf8))
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let items = try #require(object["items"] as? [[String: Any]])
@@ -83,7 +83,7 @@ struct SnapshotCodecTests {
             storedItem(id: "00000000-0000-0000-0000-00000000000A", title: "A", revision: 1, addedAt: "2026-11-29T13:14:15Z"),
         ].joined(separator: ","))
 
-        let decoded = try SnapshotCodec.decode(data, path: Self.path)
+        let decoded = try SnapshotCodec.decode([UInt8](data), path: Self.path)
 
         #expect(decoded.revision == 3)
         #expect(decoded.items.items.map(\.id) == [SequentialIDs.id(2), SequentialIDs.id(10)])

@@ -2,11 +2,13 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// A durable store: the whole list as one JSON snapshot file (protocol/STORAGE.md), replaced atomically on every
-/// commit. A commit completes only after the new file and its directory entry are fsynced.
+/// A durable, log-structured store (protocol/STORAGE.md): a snapshot file plus an append-only journal of the
+/// changes since. A commit appends its records to the journal and completes only after fdatasync; when the journal
+/// outgrows the snapshot, the two are compacted into a new snapshot (written aside, fsynced, renamed over the old)
+/// and the journal is emptied. So a change costs O(1), whatever the size of the list.
 ///
 /// All file I/O runs on one serial dispatch queue, never on the cooperative pool. Commits that queue up while a
-/// write is in progress are applied together and written once (group commit).
+/// write is in progress are appended together with one write and one fdatasync (group commit).
 public final class FileListStore: ListStore {
     private struct Queued {
         let commit: StoreCommit
@@ -16,61 +18,89 @@ public final class FileListStore: ListStore {
     private struct State {
         var queued: [Queued] = []
         var draining = false
-        /// The list as stored on disk; `nil` until `load()` succeeded.
-        var stored: ListSnapshot?
-        /// Whether the file exists (a missing file is an empty list until the first commit writes it).
-        var fileExists = false
-        /// The lock that keeps a second `shelfd` off this file, held from `load()` on.
+    }
+
+    /// What only the store's queue touches — hence `@unchecked Sendable`: it is confined to that one serial queue,
+    /// which every access asserts.
+    private final class Disk: @unchecked Sendable {
+        /// The stored revision; `nil` until `load()` succeeded.
+        var revision: Revision?
+        var journal: JournalFile?
+        var snapshotBytes = 0
+        /// The journal length at which to compact next.
+        var compactAt = 0
         var lock: StoreLock?
+        /// Set when the journal could not be repaired after a failed write: every later commit fails.
+        var broken: StorageError?
     }
 
     private let file: SnapshotFile
+    private let faults: FileFaults?
+    private let compactionMinimumBytes: Int
     private let queue = DispatchQueue(label: "shelf.file-store")
     private let state = Mutex(State())
+    private let confined = Disk()
 
     /// The snapshot's path.
     public var path: String { file.path }
+    /// The journal's path: the snapshot's path + `.journal`.
+    public var journalPath: String { file.path + ".journal" }
 
-    /// A store for the snapshot at `path`. Nothing is touched until `load()`.
-    /// - Parameter faults: test-only fault injection for the write, fsync and rename steps.
-    public init(path: String, faults: FileFaults? = nil) {
+    /// A store for the snapshot at `path` and its journal beside it. Nothing is touched until `load()`.
+    /// - Parameters:
+    ///   - faults: test-only fault injection for the write, fsync, rename and directory-sync steps.
+    ///   - compactionMinimumBytes: the journal is compacted once it is larger than both the snapshot and this.
+    public init(path: String, faults: FileFaults? = nil, compactionMinimumBytes: Int = 1 << 20) {
         file = SnapshotFile(path: path, faults: faults)
+        self.faults = faults
+        self.compactionMinimumBytes = compactionMinimumBytes
     }
 
-    /// Creates missing parent directories, takes the store's lock (`.reading-list.json.lock` beside the file, held
-    /// while this store lives), reads the snapshot, and removes a temp file left by a crash.
-    /// A missing file is an empty list at revision 0 (the file is created by the first commit).
-    /// - Throws: `StorageError` naming the file when it cannot be read or is refused, or `.locked` when another
-    ///   process holds the lock; the file is not modified.
+    /// Creates missing parent directories, takes the store's lock (`.NAME.lock` beside the file, held while this
+    /// store lives), reads the snapshot and replays the journal, drops a torn last record, and removes a temp file
+    /// left by a crash. A missing snapshot is an empty list at revision 0.
+    /// - Throws: `StorageError` naming the file when it cannot be read or is refused (corrupt, duplicate ids,
+    ///   unknown format, a journal with a bad record in the middle or a gap in revisions), or `.locked` when another
+    ///   process holds the lock; nothing is modified then.
     public func load() async throws(StorageError) -> ListSnapshot {
-        let file = self.file
-        let result: Result<(ListSnapshot, Bool, StoreLock), StorageError> = await withCheckedContinuation { continuation in
+        let result: Result<ListSnapshot, StorageError> = await withCheckedContinuation { continuation in
             queue.async { @Sendable in
-                continuation.resume(returning: Result { () throws(StorageError) in
-                    try file.createDirectory()
-                    let lock = try StoreLock(path: file.lockPath, guarding: file.path)
-                    do throws(StorageError) {
-                        guard let data = try file.read() else {
-                            file.removeLeftoverTemp()
-                            return (ListSnapshot(), false, lock)
-                        }
-                        let snapshot = try SnapshotCodec.decode(data, path: file.path)
-                        file.removeLeftoverTemp()
-                        return (snapshot, true, lock)
-                    } catch {
-                        lock.abandon()
-                        throw error
-                    }
-                })
+                continuation.resume(returning: Result { () throws(StorageError) in try self.loadOnQueue() })
             }
         }
-        let (snapshot, exists, lock) = try result.get()
-        state.withLock {
-            $0.stored = snapshot
-            $0.fileExists = exists
-            $0.lock = lock
+        return try result.get()
+    }
+
+    private func loadOnQueue() throws(StorageError) -> ListSnapshot {
+        try file.createDirectory()
+        let lock = try StoreLock(path: file.lockPath, guarding: file.path)
+        do throws(StorageError) {
+            let stored = try file.read()
+            var snapshot = try stored.map { bytes throws(StorageError) in try SnapshotCodec.decode(bytes, path: file.path) }
+                ?? ListSnapshot()
+            let contents = try JournalFile.read(path: journalPath)
+            for record in contents.records where record.revision > snapshot.revision {
+                guard record.revision == snapshot.revision + 1, snapshot.items.apply(record.change) else {
+                    throw StorageError.corrupt(
+                        path: journalPath, reason: "the record for revision \(record.revision) does not follow revision \(snapshot.revision)")
+                }
+                snapshot.revision = record.revision
+            }
+            let journal = JournalFile(path: journalPath, faults: faults)
+            try journal.open(keeping: contents.validLength)
+            file.removeLeftoverTemp()
+            let snapshotBytes = stored?.count ?? 0
+            let disk = onQueue()
+            disk.revision = snapshot.revision
+            disk.journal = journal
+            disk.snapshotBytes = snapshotBytes
+            disk.compactAt = max(snapshotBytes, compactionMinimumBytes)
+            disk.lock = lock
+            return snapshot
+        } catch {
+            lock.abandon()
+            throw error
         }
-        return snapshot
     }
 
     public func enqueue(_ commit: StoreCommit, completion: @escaping @Sendable (Result<Void, StorageError>) -> Void) {
@@ -83,47 +113,79 @@ public final class FileListStore: ListStore {
         if startDrain { queue.async { @Sendable in self.drain() } }
     }
 
-    /// Writes every queued commit in one snapshot replacement, then completes them; repeats until none is queued.
+    /// Appends every queued commit with one write and one fdatasync, then completes them; repeats until none is
+    /// queued. Compacts when the journal has outgrown the snapshot.
     private func drain() {
         while true {
-            let (batch, stored, exists) = state.withLock { state -> ([Queued], ListSnapshot?, Bool) in
+            let batch = state.withLock { state -> [Queued] in
                 let batch = state.queued
                 state.queued.removeAll()
                 if batch.isEmpty { state.draining = false }
-                return (batch, state.stored, state.fileExists)
+                return batch
             }
             if batch.isEmpty { return }
-            guard var next = stored else {
-                let error = StorageError.corrupt(path: file.path, reason: "commit before load")
-                batch.forEach { $0.completion(.failure(error)) }
+            let results = append(batch.map(\.commit), onQueue())
+            for (queued, result) in zip(batch, results) { queued.completion(result) }
+            compactIfDue(onQueue())
+        }
+    }
+
+    private func onQueue() -> Disk {
+        dispatchPrecondition(condition: .onQueue(queue))
+        return confined
+    }
+
+    private func append(_ commits: [StoreCommit], _ disk: Disk) -> [Result<Void, StorageError>] {
+        guard let stored = disk.revision, let journal = disk.journal else {
+            return commits.map { _ in .failure(.corrupt(path: file.path, reason: "commit before load")) }
+        }
+        if let broken = disk.broken { return commits.map { _ in .failure(broken) } }
+        var results: [Result<Void, StorageError>] = []
+        var applied: [Int] = []
+        var bytes: [UInt8] = []
+        var revision = stored
+        for (index, commit) in commits.enumerated() {
+            guard commit.base == revision else {
+                results.append(.failure(.baseMismatch(expected: commit.base, actual: revision)))
                 continue
             }
-            var results: [Result<Void, StorageError>] = []
-            var applied: [Int] = []
-            for (index, queued) in batch.enumerated() {
-                do throws(StorageError) {
-                    try next.apply(queued.commit, path: file.path)
-                    applied.append(index)
-                    results.append(.success(()))
-                } catch {
-                    results.append(.failure(error))
-                }
+            for change in commit.changes { bytes.append(contentsOf: JournalFile.line(change)) }
+            revision = commit.resultingRevision
+            applied.append(index)
+            results.append(.success(()))
+        }
+        guard !applied.isEmpty else { return results }
+        do throws(StorageError) {
+            try journal.append(bytes)
+            disk.revision = revision
+        } catch {
+            if journal.damaged { disk.broken = error }
+            for index in applied { results[index] = .failure(error) }
+        }
+        return results
+    }
+
+    /// Writes snapshot + journal as a new snapshot and empties the journal, once the journal is larger than
+    /// `compactAt`. A failure leaves both files as they were (still a consistent pair) and is retried after the
+    /// journal has grown by as much again.
+    private func compactIfDue(_ disk: Disk) {
+        guard disk.broken == nil, let journal = disk.journal, journal.length > disk.compactAt else { return }
+        do throws(StorageError) {
+            let previous = try file.read()
+            var snapshot = try previous.map { bytes throws(StorageError) in try SnapshotCodec.decode(bytes, path: file.path) }
+                ?? ListSnapshot()
+            for record in try JournalFile.read(path: journalPath).records where record.revision > snapshot.revision {
+                snapshot.items.apply(record.change)
+                snapshot.revision = record.revision
             }
-            if !applied.isEmpty {
-                do throws(StorageError) {
-                    let path = file.path
-                    try file.replace(with: SnapshotCodec.encode(next, path: path)) {
-                        exists ? stored.flatMap { try? SnapshotCodec.encode($0, path: path) } : nil
-                    }
-                    state.withLock {
-                        $0.stored = next
-                        $0.fileExists = true
-                    }
-                } catch {
-                    for index in applied { results[index] = .failure(error) }
-                }
-            }
-            for (queued, result) in zip(batch, results) { queued.completion(result) }
+            let bytes = SnapshotCodec.encode(snapshot)
+            try file.replace(with: bytes) { previous }
+            // The new snapshot is durable: the journal's records are all at or below its revision now.
+            try journal.truncate(to: 0)
+            disk.snapshotBytes = bytes.count
+            disk.compactAt = max(bytes.count, compactionMinimumBytes)
+        } catch {
+            disk.compactAt = journal.length * 2
         }
     }
 }

@@ -1,110 +1,125 @@
 import Foundation
+import ShelfJSON
 
-/// The file store's snapshot format (protocol/STORAGE.md): one JSON object
-/// `{"format":1,"revision":N,"items":[{"id","title","isRead","addedAt","revision"}]}` encoded and decoded with
-/// Foundation's `JSONEncoder`/`JSONDecoder`.
+/// The file store's snapshot format (protocol/STORAGE.md).
+///
+/// Format 2, written: a header line `{"format":2,"revision":N,"items":COUNT}` and then one line per item, in list
+/// order, each the wire `Item` shape (`{"id","title","isRead","addedAt","revision"}`). One item per line lets a
+/// large snapshot be parsed on every core. Format 1, read only: one JSON object
+/// `{"format":1,"items":[Item…],"revision":N}`; the store rewrites it as format 2 at its next compaction.
 public enum SnapshotCodec {
-    /// The only `format` this build reads and writes.
-    public static let format = 1
+    /// The format this build writes.
+    public static let format = 2
+    /// The formats this build reads.
+    public static let readableFormats: Set<Int> = [1, 2]
 
-    private struct Header: Decodable {
-        let format: Int
+    /// Encodes `snapshot` in format 2.
+    public static func encode(_ snapshot: ListSnapshot) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 + snapshot.items.count * 160)
+        let header = JSONValue.object(JSONObject([
+            ("format", .number(JSONNumber(format))), ("revision", .number(JSONNumber(snapshot.revision))),
+            ("items", .number(JSONNumber(snapshot.items.count))),
+        ]))
+        JSONWriter.append(header, to: &bytes)
+        bytes.append(0x0A)
+        for item in snapshot.items.items {
+            JSONWriter.append(item.json, to: &bytes)
+            bytes.append(0x0A)
+        }
+        return bytes
     }
 
-    private struct File: Codable {
-        let format: Int
-        let revision: Revision
-        let items: [StoredItem]
-    }
-
-    private struct StoredItem: Codable {
-        let id: String
-        let title: String
-        let isRead: Bool
-        let addedAt: String
-        let revision: Revision
-    }
-
-    /// Encodes `snapshot` as one line of JSON with sorted keys, ending in a newline.
-    /// - Throws: `StorageError.corrupt` if Foundation cannot encode it (not expected for valid items).
-    public static func encode(_ snapshot: ListSnapshot, path: String) throws(StorageError) -> Data {
-        let file = File(
-            format: format,
-            revision: snapshot.revision,
-            items: snapshot.items.items.map {
-                StoredItem(
-                    id: $0.id.uuidString.lowercased(), title: $0.title, isRead: $0.isRead,
-                    addedAt: Timestamp.format($0.addedAt), revision: $0.revision)
-            })
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            var data = try encoder.encode(file)
-            data.append(0x0A)
-            return data
-        } catch {
-            throw .corrupt(path: path, reason: "cannot encode: \(error)")
+    /// Decodes and checks a snapshot of format 1 or 2: well-formed items with valid titles, no repeated ids, no item
+    /// revision above the list revision, the item count the header promises.
+    /// - Throws: `StorageError.unknownFormat`, `.duplicateID` or `.corrupt`, each naming `path` (and the line).
+    public static func decode(_ bytes: [UInt8], path: String) throws(StorageError) -> ListSnapshot {
+        let headerEnd = bytes.firstIndex(of: 0x0A) ?? bytes.count
+        let header = try? JSONParser.parse(bytes[..<headerEnd])
+        guard case .object(let object)? = header, let format = object["format"]?.numberValue?.int64 else {
+            return try decodeFormat1(bytes, path: path)
+        }
+        switch format {
+        case 2: return try decodeFormat2(bytes, header: object, itemsStart: min(headerEnd + 1, bytes.count), path: path)
+        case 1: return try decodeFormat1(bytes, path: path)
+        default: throw .unknownFormat(path: path, format: Int(clamping: format))
         }
     }
 
-    /// Decodes and checks a snapshot: known format, well-formed items, valid titles, no repeated ids, no item
-    /// revision above the list revision.
-    /// - Throws: `StorageError.unknownFormat`, `.duplicateID` or `.corrupt`, each naming `path`.
-    public static func decode(_ data: Data, path: String) throws(StorageError) -> ListSnapshot {
-        let decoder = JSONDecoder()
-        let header: Header
+    private static func decodeFormat2(
+        _ bytes: [UInt8], header: JSONObject, itemsStart: Int, path: String
+    ) throws(StorageError) -> ListSnapshot {
+        guard let revision = header["revision"]?.numberValue?.uint64, let count = header["items"]?.numberValue?.int64 else {
+            throw .corrupt(path: path, reason: "line 1: the header needs a numeric \"revision\" and \"items\"")
+        }
+        guard LineChunks.endOfLastLine(bytes, from: itemsStart) == bytes.count else {
+            throw .corrupt(path: path, reason: "the last line is cut short (no newline at the end)")
+        }
+        let items = try LineChunks.map(bytes, from: itemsStart, firstLineNumber: 2) { line throws(StorageError) in
+            let value: JSONValue
+            do {
+                value = try JSONParser.parse(line.bytes)
+            } catch {
+                throw .corrupt(path: path, reason: "line \(line.number): \(error)")
+            }
+            return try item(from: value, at: "line \(line.number)", listRevision: revision, path: path)
+        }
+        guard items.count == count else {
+            throw .corrupt(path: path, reason: "the header promises \(count) items but the file holds \(items.count)")
+        }
+        return try collect(items, revision: revision, path: path)
+    }
+
+    private static func decodeFormat1(_ bytes: [UInt8], path: String) throws(StorageError) -> ListSnapshot {
+        let value: JSONValue
         do {
-            header = try decoder.decode(Header.self, from: data)
+            value = try JSONParser.parse(bytes)
         } catch {
+            throw .corrupt(path: path, reason: "not JSON: \(error)")
+        }
+        guard case .object(let object) = value, let format = object["format"]?.numberValue?.int64 else {
             throw .corrupt(path: path, reason: "not a JSON object with a numeric \"format\"")
         }
-        guard header.format == format else { throw .unknownFormat(path: path, format: header.format) }
-        let file: File
-        do {
-            file = try decoder.decode(File.self, from: data)
-        } catch {
-            throw .corrupt(path: path, reason: describe(error))
+        guard format == 1 else { throw .unknownFormat(path: path, format: Int(clamping: format)) }
+        guard let revision = object["revision"]?.numberValue?.uint64, case .array(let values)? = object["items"] else {
+            throw .corrupt(path: path, reason: "format 1 needs a numeric \"revision\" and an \"items\" array")
         }
         var items: [Item] = []
-        items.reserveCapacity(file.items.count)
-        for (index, stored) in file.items.enumerated() {
-            items.append(try item(from: stored, at: index, listRevision: file.revision, path: path))
+        items.reserveCapacity(values.count)
+        for (index, value) in values.enumerated() {
+            items.append(try item(from: value, at: "item \(index)", listRevision: revision, path: path))
         }
+        return try collect(items, revision: revision, path: path)
+    }
+
+    private static func collect(_ items: [Item], revision: Revision, path: String) throws(StorageError) -> ListSnapshot {
         switch ItemCollection.make(items) {
-        case .success(let collection):
-            return ListSnapshot(revision: file.revision, items: collection)
-        case .failure(let duplicate):
-            throw .duplicateID(path: path, id: duplicate.id.uuidString.lowercased())
+        case .success(let collection): return ListSnapshot(revision: revision, items: collection)
+        case .failure(let duplicate): throw .duplicateID(path: path, id: duplicate.id.wireString)
         }
     }
 
-    private static func item(
-        from stored: StoredItem, at index: Int, listRevision: Revision, path: String
-    ) throws(StorageError) -> Item {
-        guard let id = UUID(uuidString: stored.id) else {
-            throw .corrupt(path: path, reason: "item \(index) has id \"\(stored.id)\", which is not a UUID")
+    /// Reads one stored item, saying what is wrong with it (`at` names its place).
+    static func item(from value: JSONValue, at place: String, listRevision: Revision, path: String) throws(StorageError) -> Item {
+        guard case .object(let object) = value else { throw .corrupt(path: path, reason: "\(place) is not an object") }
+        guard let idText = object["id"]?.stringValue, let id = UUID(uuidString: idText) else {
+            throw .corrupt(path: path, reason: "\(place) has no valid \"id\" (a UUID)")
         }
-        guard let addedAt = Timestamp.parse(stored.addedAt) else {
-            throw .corrupt(path: path, reason: "item \(index) has addedAt \"\(stored.addedAt)\", which is not RFC 3339")
+        guard let raw = object["title"]?.stringValue, case .success(let title) = Title.validate(raw), title == raw else {
+            throw .corrupt(path: path, reason: "\(place) has no valid \"title\"")
         }
-        guard case .success(let title) = Title.validate(stored.title), title == stored.title else {
-            throw .corrupt(path: path, reason: "item \(index) has an invalid title")
+        guard let isRead = object["isRead"]?.boolValue else {
+            throw .corrupt(path: path, reason: "\(place) has no boolean \"isRead\"")
         }
-        guard stored.revision <= listRevision else {
-            throw .corrupt(path: path, reason: "item \(index) has revision \(stored.revision), above the list's \(listRevision)")
+        guard let addedText = object["addedAt"]?.stringValue, let addedAt = Timestamp.parse(addedText) else {
+            throw .corrupt(path: path, reason: "\(place) has no valid \"addedAt\" (RFC 3339)")
         }
-        return Item(id: id, title: title, isRead: stored.isRead, addedAt: addedAt, revision: stored.revision)
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "\(error)" }
-        switch error {
-        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context),
-            .valueNotFound(_, let context):
-            let where_ = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
-            return where_.isEmpty ? context.debugDescription : "\(where_): \(context.debugDescription)"
-        @unknown default:
-            return "\(error)"
+        guard let revision = object["revision"]?.numberValue?.uint64 else {
+            throw .corrupt(path: path, reason: "\(place) has no valid \"revision\" (a whole number from 0)")
         }
+        guard revision <= listRevision else {
+            throw .corrupt(path: path, reason: "\(place) has revision \(revision), above the list's \(listRevision)")
+        }
+        return Item(id: id, title: title, isRead: isRead, addedAt: addedAt, revision: revision)
     }
 }

@@ -33,22 +33,8 @@ struct SnapshotFile: Sendable {
     }
 
     /// The file's bytes, or `nil` when it does not exist.
-    func read() throws(StorageError) -> Data? {
-        let fd = retryingEINTR { open(path, O_RDONLY | O_CLOEXEC) }
-        if fd < 0 {
-            let code = errno
-            if code == ENOENT { return nil }
-            throw .io(call: "open", path: path, errno: code)
-        }
-        defer { close(fd) }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { raw in retryingEINTR { Glibc.read(fd, raw.baseAddress, raw.count) } }
-            if n < 0 { throw .io(call: "read", path: path, errno: errno) }
-            if n == 0 { return data }
-            data.append(contentsOf: buffer[0..<n])
-        }
+    func read() throws(StorageError) -> [UInt8]? {
+        try FileBytes.read(path)
     }
 
     /// Removes a temp file left by a crash during a replacement.
@@ -60,7 +46,7 @@ struct SnapshotFile: Sendable {
     /// - Parameter previous: the bytes the file held before (`nil`: it did not exist). Asked for only when the
     ///   directory cannot be synced after the rename, to put the old file back, so that a failed replacement
     ///   never leaves the new data behind.
-    func replace(with data: Data, previous: () -> Data?) throws(StorageError) {
+    func replace(with data: [UInt8], previous: () -> [UInt8]?) throws(StorageError) {
         try writeAndRename(data)
         do throws(StorageError) {
             try faults?.check(.syncDirectory)
@@ -76,12 +62,12 @@ struct SnapshotFile: Sendable {
         }
     }
 
-    private func writeAndRename(_ data: Data) throws(StorageError) {
+    private func writeAndRename(_ data: [UInt8]) throws(StorageError) {
         let fd = retryingEINTR { open(tempPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         if fd < 0 { throw .io(call: "open", path: tempPath, errno: errno) }
         do throws(StorageError) {
             try faults?.check(.write)
-            try writeAll(data, to: fd)
+            try FileBytes.writeAll(data, to: fd, path: tempPath)
             try faults?.check(.fsync)
             if fsync(fd) != 0 { throw .io(call: "fsync", path: tempPath, errno: errno) }
             close(fd)
@@ -99,21 +85,8 @@ struct SnapshotFile: Sendable {
         }
     }
 
-    private func writeAll(_ data: Data, to fd: Int32) throws(StorageError) {
-        let failure: Int32? = data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = retryingEINTR { write(fd, raw.baseAddress?.advanced(by: offset), raw.count - offset) }
-                if n < 0 { return errno }
-                offset += n
-            }
-            return nil
-        }
-        if let failure { throw .io(call: "write", path: tempPath, errno: failure) }
-    }
-
     /// Makes the rename durable: without it a crash can bring the old directory entry back.
-    private func syncDirectory() throws(StorageError) {
+    func syncDirectory() throws(StorageError) {
         let fd = retryingEINTR { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         if fd < 0 { throw .io(call: "open", path: directory, errno: errno) }
         defer { close(fd) }

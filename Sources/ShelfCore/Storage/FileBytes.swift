@@ -1,0 +1,39 @@
+import Glibc
+
+/// Whole-file reads and full writes with errno captured at once; blocking, for storage threads only.
+enum FileBytes {
+    /// The bytes of the file at `path`, or `nil` when it does not exist.
+    static func read(_ path: String) throws(StorageError) -> [UInt8]? {
+        let fd = retryingEINTR { open(path, O_RDONLY | O_CLOEXEC) }
+        if fd < 0 {
+            let code = errno
+            if code == ENOENT { return nil }
+            throw .io(call: "open", path: path, errno: code)
+        }
+        defer { close(fd) }
+        var info = stat()
+        var bytes: [UInt8] = []
+        if fstat(fd, &info) == 0 { bytes.reserveCapacity(Int(info.st_size) + 1) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { raw in retryingEINTR { Glibc.read(fd, raw.baseAddress, raw.count) } }
+            if n < 0 { throw .io(call: "read", path: path, errno: errno) }
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: buffer[0..<n])
+        }
+    }
+
+    /// Writes all of `bytes` at the descriptor's offset (or its end, with O_APPEND).
+    static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws(StorageError) {
+        let failure: Int32? = bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = retryingEINTR { write(fd, raw.baseAddress?.advanced(by: offset), raw.count - offset) }
+                if n < 0 { return errno }
+                offset += n
+            }
+            return nil
+        }
+        if let failure { throw .io(call: "write", path: path, errno: failure) }
+    }
+}

@@ -1,0 +1,109 @@
+import Glibc
+import ShelfJSON
+
+/// The append-only journal beside the snapshot (protocol/STORAGE.md): one line per accepted change,
+/// `{"revision":N,"change":{…}}`, the same shape as a `changed` notification's params. Used only on the store's
+/// queue; blocking.
+final class JournalFile {
+    let path: String
+    private let faults: FileFaults?
+    private var fd: Int32 = -1
+    /// Bytes in the journal (all of them whole records).
+    private(set) var length = 0
+    /// Set when a failed append could not be cut back: the file may end in a partial record, so no more may be
+    /// appended until the store is opened again (which drops the torn tail).
+    private(set) var damaged = false
+
+    init(path: String, faults: FileFaults?) {
+        self.path = path
+        self.faults = faults
+    }
+
+    deinit {
+        if fd >= 0 { close(fd) }
+    }
+
+    /// What a journal holds: its whole records in order, and how many bytes of it are whole records.
+    struct Contents {
+        var records: [RevisionedChange] = []
+        var validLength = 0
+        /// Bytes after the last whole record: a record torn by a crash, dropped when the journal is opened.
+        var tornBytes = 0
+    }
+
+    /// Reads the journal at `path` (missing = empty). A torn tail — anything after the last record that is not a
+    /// whole valid record, with no valid record after it — is tolerated; a bad record followed by a good one is
+    /// corruption.
+    /// - Throws: `StorageError.io`, or `.corrupt` naming the line.
+    static func read(path: String) throws(StorageError) -> Contents {
+        guard let bytes = try FileBytes.read(path) else { return Contents() }
+        let lines = try LineChunks.map(bytes, from: 0, firstLineNumber: 1) { line throws(StorageError) in
+            (line.bytes.startIndex, line.number, Self.record(line.bytes))
+        }
+        var contents = Contents()
+        for (index, line) in lines.enumerated() {
+            guard let record = line.2 else {
+                if let later = lines[(index + 1)...].first(where: { $0.2 != nil }) {
+                    throw .corrupt(path: path, reason: "line \(line.1) is not a valid record, but line \(later.1) after it is")
+                }
+                contents.validLength = line.0
+                contents.tornBytes = bytes.count - line.0
+                return contents
+            }
+            contents.records.append(record)
+        }
+        contents.validLength = LineChunks.endOfLastLine(bytes, from: 0)
+        contents.tornBytes = bytes.count - contents.validLength
+        return contents
+    }
+
+    private static func record(_ bytes: ArraySlice<UInt8>) -> RevisionedChange? {
+        guard let value = try? JSONParser.parse(bytes) else { return nil }
+        return RevisionedChange(json: value)
+    }
+
+    /// The line for `change`, with its LF.
+    static func line(_ change: RevisionedChange) -> [UInt8] {
+        var bytes = JSONWriter.encode(change.json)
+        bytes.append(0x0A)
+        return bytes
+    }
+
+    /// Opens the journal for appending, cutting it to `validLength` (dropping a torn tail) first.
+    func open(keeping validLength: Int) throws(StorageError) {
+        let fd = retryingEINTR { Glibc.open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644) }
+        if fd < 0 { throw .io(call: "open", path: path, errno: errno) }
+        self.fd = fd
+        try truncate(to: validLength)
+    }
+
+    /// Appends whole records and makes them durable (fdatasync). On failure the journal is cut back to its length
+    /// before, so a half-written record never stays behind a later one.
+    /// - Throws: the write or sync error; `.io(call: "ftruncate", …)` if even the cut fails (the store then stops
+    ///   taking writes).
+    func append(_ bytes: [UInt8]) throws(StorageError) {
+        let before = length
+        do throws(StorageError) {
+            try faults?.check(.write)
+            guard lseek(fd, off_t(before), SEEK_SET) >= 0 else { throw .io(call: "lseek", path: path, errno: errno) }
+            try FileBytes.writeAll(bytes, to: fd, path: path)
+            try faults?.check(.fsync)
+            if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
+            length = before + bytes.count
+        } catch {
+            do throws(StorageError) {
+                try truncate(to: before)
+            } catch {
+                damaged = true
+            }
+            throw error
+        }
+    }
+
+    /// Cuts the journal to `newLength` bytes and syncs it.
+    func truncate(to newLength: Int) throws(StorageError) {
+        if retryingEINTR({ ftruncate(fd, off_t(newLength)) }) != 0 { throw .io(call: "ftruncate", path: path, errno: errno) }
+        if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
+        length = newLength
+    }
+}
