@@ -23,6 +23,7 @@ public actor Server {
     private let configuration: ServerConfiguration
     private let log: ServerLog
     private let feed = ChangeFeed()
+    private let listCache = ListReplyCache()
     private var state = State.idle
     private var sessions: [UInt64: Session] = [:]
     private var runFinished = false
@@ -77,7 +78,8 @@ public actor Server {
                     group.addTask { await Self.refuse(connection, limit: self.configuration.maxConnections) }
                     continue
                 }
-                let session = Session(connection: connection, list: list, feed: feed, configuration: configuration, log: log)
+                let session = Session(
+                    connection: connection, list: list, feed: feed, listCache: listCache, configuration: configuration, log: log)
                 sessions[connection.id] = session
                 group.addTask {
                     await session.run()

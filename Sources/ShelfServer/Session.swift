@@ -15,6 +15,7 @@ final class Session: Sendable {
     let connection: TCPConnection
     let list: ReadingList
     let feed: ChangeFeed
+    let listCache: ListReplyCache
     let configuration: ServerConfiguration
     let log: ServerLog
     let outbox: Outbox
@@ -29,10 +30,14 @@ final class Session: Sendable {
         var stopRequested = false
     }
 
-    init(connection: TCPConnection, list: ReadingList, feed: ChangeFeed, configuration: ServerConfiguration, log: ServerLog) {
+    init(
+        connection: TCPConnection, list: ReadingList, feed: ChangeFeed, listCache: ListReplyCache,
+        configuration: ServerConfiguration, log: ServerLog
+    ) {
         self.connection = connection
         self.list = list
         self.feed = feed
+        self.listCache = listCache
         self.configuration = configuration
         self.log = log
         outbox = Outbox(maxBytes: configuration.maxOutboundBytes)

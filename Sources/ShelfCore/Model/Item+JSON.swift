@@ -14,6 +14,20 @@ extension Item {
         ]))
     }
 
+    /// Appends the same JSON as `JSONWriter.append(json)` directly, without building a `JSONValue`: the path
+    /// `list` replies, snapshots and notifications take for every item.
+    public func appendJSON(to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: #"{"id":""#.utf8)
+        id.appendWireText(to: &bytes)
+        bytes.append(contentsOf: #"","title":"#.utf8)
+        JSONWriter.appendString(title, to: &bytes)
+        bytes.append(contentsOf: isRead ? #","isRead":true,"addedAt":""#.utf8 : #","isRead":false,"addedAt":""#.utf8)
+        Timestamp.append(addedAt, to: &bytes)
+        bytes.append(contentsOf: #"","revision":"#.utf8)
+        bytes.append(contentsOf: String(revision).utf8)
+        bytes.append(UInt8(ascii: "}"))
+    }
+
     /// Reads the wire shape; `nil` when a member is missing or of the wrong type.
     public init?(json: JSONValue) {
         guard case .object(let object) = json,

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Removal leaves a hole that is reclaimed once holes outnumber live items, so every operation is amortised O(1)
 /// and iteration stays in insertion order.
-public struct ItemCollection: Sendable, Equatable {
+public struct ItemCollection: Sendable, Equatable, Sequence {
     private var slots: [Item?] = []
     private var positions: [UUID: Int] = [:]
 
@@ -32,6 +32,11 @@ public struct ItemCollection: Sendable, Equatable {
 
     /// The items in insertion order.
     public var items: [Item] { slots.compactMap { $0 } }
+
+    /// Iterates the items in insertion order without copying them into an array.
+    public func makeIterator() -> some IteratorProtocol<Item> {
+        slots.lazy.compactMap { $0 }.makeIterator()
+    }
 
     /// The item with `id`, if present.
     public subscript(id: UUID) -> Item? {

@@ -21,12 +21,18 @@ public enum Timestamp {
 
     /// Formats `date` as RFC 3339 UTC with milliseconds: `YYYY-MM-DDTHH:MM:SS.mmmZ` (years 0000–9999).
     public static func format(_ date: Date) -> String {
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(24)
+        append(date, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the 24 characters of `format(date)` without building a String.
+    public static func append(_ date: Date, to bytes: inout [UInt8]) {
         let ms = milliseconds(date)
         let days = floorDivide(ms, millisecondsPerDay)
         let inDay = ms - days * millisecondsPerDay
         let (year, month, day) = civil(fromDays: days)
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(24)
         append(max(0, min(9999, year)), digits: 4, to: &bytes)
         bytes.append(UInt8(ascii: "-"))
         append(month, digits: 2, to: &bytes)
@@ -41,7 +47,6 @@ public enum Timestamp {
         bytes.append(UInt8(ascii: "."))
         append(inDay % 1000, digits: 3, to: &bytes)
         bytes.append(UInt8(ascii: "Z"))
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Parses RFC 3339 text (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, `T` and `Z` in either case) with a real

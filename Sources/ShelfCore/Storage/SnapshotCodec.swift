@@ -23,8 +23,8 @@ public enum SnapshotCodec {
         ]))
         JSONWriter.append(header, to: &bytes)
         bytes.append(0x0A)
-        for item in snapshot.items.items {
-            JSONWriter.append(item.json, to: &bytes)
+        for item in snapshot.items {
+            item.appendJSON(to: &bytes)
             bytes.append(0x0A)
         }
         return bytes

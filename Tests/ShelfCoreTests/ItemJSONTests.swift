@@ -1,0 +1,35 @@
+import Foundation
+import ShelfCore
+import ShelfJSON
+import Testing
+
+/// `Item.appendJSON` is the fast path of `Item.json`: both must write the same bytes, and read back the same item.
+@Suite struct ItemJSONTests {
+    static let items: [Item] = [
+        Item(id: UUID(uuid: (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 255)), title: "Dune", isRead: false,
+             addedAt: Date(timeIntervalSince1970: 1_767_323_045.123), revision: 1),
+        Item(id: UUID(), title: "Quotes \" and \\ / ünïcødé 📚 \u{2028} \u{85}", isRead: true,
+             addedAt: Date(timeIntervalSince1970: 0), revision: 18_446_744_073_709_551_615),
+        Item(id: UUID(), title: "x", isRead: false, addedAt: Date(timeIntervalSince1970: 253_402_300_799.999), revision: 0),
+    ]
+
+    @Test("the fast encoder writes exactly what the JSON writer writes for the same item", arguments: items)
+    func sameBytes(item: Item) throws {
+        var fast: [UInt8] = []
+        item.appendJSON(to: &fast)
+        #expect(String(decoding: fast, as: UTF8.self) == String(decoding: JSONWriter.encode(item.json), as: UTF8.self))
+        #expect(Item(json: try JSONParser.parse(fast)) == Timestamp.truncatedItem(item))
+    }
+
+    @Test("ids are written lowercase and hyphenated, as uuidString would be")
+    func idText() {
+        for item in Self.items { #expect(item.id.wireString == item.id.uuidString.lowercased()) }
+    }
+}
+
+extension Timestamp {
+    /// `item` with `addedAt` truncated to milliseconds, as it reads back.
+    static func truncatedItem(_ item: Item) -> Item {
+        Item(id: item.id, title: item.title, isRead: item.isRead, addedAt: truncated(item.addedAt), revision: item.revision)
+    }
+}
