@@ -13,13 +13,9 @@ final class ChangeFeed: Sendable {
 
     private let watchers = Mutex<[UInt64: Watcher]>([:])
 
-    /// Adds a watcher and queues `backlog` on its outbox first. Call inside `ReadingList.watch`'s `register`,
-    /// so no change is published in between.
-    func add(_ id: UInt64, _ watcher: Watcher, backlog: [RevisionedChange]) {
-        for change in backlog where !watcher.outbox.notify(revision: change.revision, line: ServerNotification.changed(change).line) {
-            watcher.overflowed()
-            return
-        }
+    /// Adds (or replaces) a watcher. Call inside `ReadingList.watch`'s `register`, so no change is published
+    /// between the backlog the watcher is given and the first live change it is sent.
+    func add(_ id: UInt64, _ watcher: Watcher) {
         watchers.withLock { $0[id] = watcher }
     }
 

@@ -1,12 +1,15 @@
 import ShelfCore
 import ShelfJSON
 import ShelfWire
+import Synchronization
 
 extension Session {
     /// One response, encoded: a JSON-RPC response object (no LF) and the list revision it carries, if any.
     struct Encoded: Sendable {
         var json: [UInt8]
         var revision: Revision?
+        /// Whole lines to write just before the response: a `watch`'s backlog of `changed` notifications.
+        var before: [UInt8] = []
         /// Bytes counted against the outbox's reply budget until written.
         var held = 0
     }
@@ -31,7 +34,7 @@ extension Session {
                 outbox.push {
                     let answer = await answer.value
                     guard let reply = await answer() else { return nil }
-                    return Outbox.Reply(line: Self.line(reply.json), revision: reply.revision, held: reply.held)
+                    return Outbox.Reply(line: reply.before + Self.line(reply.json), revision: reply.revision, held: reply.held)
                 }
                 answer.fulfil(await prepare(element, context: &context))
             case .batch(let elements):
@@ -97,6 +100,8 @@ extension Session {
             var encoded: Encoded
             if case .list(let filter) = call {
                 encoded = await listReply(id: id, filter: filter)
+            } else if case .watch(let since) = call {
+                encoded = await watchReply(id: id, since: since)
             } else {
                 let (outcome, revision) = await run(call)
                 encoded = Self.encode(RPCResponse(id: id, outcome: outcome), revision: revision)
@@ -146,7 +151,8 @@ extension Session {
                 return (.failure(RPCError(error)), nil)
             }
         case .watch(let since):
-            return await watch(since: since)
+            let (outcome, revision, _) = await watch(since: since)
+            return (outcome, revision)
         case .unwatch:
             feed.remove(connection.id)
             let revision = await list.revision
@@ -170,7 +176,16 @@ extension Session {
         return Encoded(json: bytes, revision: snapshot.revision)
     }
 
-    private func watch(since: Revision?) async -> (Result<JSONValue, RPCError>, Revision?) {
+    /// Starts (or restarts) watching: the reply carries the retained changes after `since` as `changed` lines
+    /// written just before it (protocol/PROTOCOL.md §6), and live changes follow through the outbox.
+    private func watchReply(id: RequestID, since: Revision?) async -> Encoded {
+        let (outcome, revision, backlog) = await watch(since: since)
+        var encoded = Self.encode(RPCResponse(id: id, outcome: outcome), revision: revision)
+        for change in backlog { encoded.before.append(contentsOf: ServerNotification.changed(change).line) }
+        return encoded
+    }
+
+    private func watch(since: Revision?) async -> (Result<JSONValue, RPCError>, Revision?, [RevisionedChange]) {
         let connection = self.connection
         // The writer may be stuck in a write to a peer that stopped reading: close it after a grace second anyway.
         let watcher = ChangeFeed.Watcher(outbox: outbox) {
@@ -181,13 +196,15 @@ extension Session {
         }
         let feed = self.feed
         let id = connection.id
+        let backlog = Mutex<[RevisionedChange]>([])
         do {
-            let revision = try await list.watch(since: since) { backlog, _ in
-                feed.add(id, watcher, backlog: backlog)
+            let revision = try await list.watch(since: since) { changes, _ in
+                backlog.withLock { $0 = changes }
+                feed.add(id, watcher)
             }
-            return (.success(MethodResult.revision(revision).json), revision)
+            return (.success(MethodResult.revision(revision).json), revision, backlog.withLock { $0 })
         } catch {
-            return (.failure(RPCError(error)), nil)
+            return (.failure(RPCError(error)), nil, [])
         }
     }
 
@@ -223,7 +240,8 @@ extension Session {
 
     /// `[a,b,…]` + LF, carrying the highest revision among the replies.
     private static func batchLine(_ replies: [Encoded]) -> Outbox.Reply {
-        var line: [UInt8] = [UInt8(ascii: "[")]
+        var line: [UInt8] = replies.flatMap(\.before)
+        line.append(UInt8(ascii: "["))
         for (index, reply) in replies.enumerated() {
             if index > 0 { line.append(UInt8(ascii: ",")) }
             line.append(contentsOf: reply.json)
