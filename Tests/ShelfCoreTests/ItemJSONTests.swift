@@ -33,3 +33,17 @@ extension Timestamp {
         Item(id: item.id, title: item.title, isRead: item.isRead, addedAt: truncated(item.addedAt), revision: item.revision)
     }
 }
+
+@Suite struct RandomUUIDTests {
+    @Test("UUID.random makes version 4, RFC 9562 variant ids, all different")
+    func versionAndVariant() {
+        var seen = Set<UUID>()
+        for _ in 0..<1000 {
+            let id = UUID.random()
+            #expect(id.uuid.6 >> 4 == 4)
+            #expect(id.uuid.8 >> 6 == 0b10)
+            seen.insert(id)
+        }
+        #expect(seen.count == 1000)
+    }
+}

@@ -31,14 +31,25 @@ public enum Title {
 
     /// Returns the trimmed title, or the first rule it breaks.
     public static func validate(_ raw: String) -> Result<String, Problem> {
-        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Most titles need no trimming; Foundation's trimming is the costly part of an `add`.
+        let scalars = raw.unicodeScalars
+        let trimmed = needsTrimming(scalars) ? raw.trimmingCharacters(in: .whitespacesAndNewlines) : raw
         if trimmed.isEmpty { return .failure(.blank) }
         if let bad = trimmed.unicodeScalars.first(where: isControl) {
             return .failure(.controlCharacter(scalar: bad.value))
         }
-        let length = trimmed.count
-        if length > maxLength { return .failure(.tooLong(length: length)) }
+        // A title can have no more characters than UTF-8 bytes, so short ones need no counting.
+        if trimmed.utf8.count > maxLength {
+            let length = trimmed.count
+            if length > maxLength { return .failure(.tooLong(length: length)) }
+        }
         return .success(trimmed)
+    }
+
+    private static func needsTrimming(_ scalars: String.UnicodeScalarView) -> Bool {
+        guard let first = scalars.first, let last = scalars.last else { return false }
+        return first.properties.isWhitespace || last.properties.isWhitespace || isControl(first) || isControl(last)
+            || first.value == 0x85 || last.value == 0x85
     }
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {

@@ -62,7 +62,7 @@ public actor ReadingList {
     public init(
         store: any ListStore,
         now: @escaping @Sendable () -> Date = { Date() },
-        newID: @escaping @Sendable () -> UUID = { UUID() },
+        newID: @escaping @Sendable () -> UUID = { UUID.random() },
         historyLimit: Int = ReadingList.defaultHistoryLimit
     ) async throws(StorageError) {
         let snapshot = try await store.load()
@@ -127,9 +127,20 @@ public actor ReadingList {
             speculative.add(change)
             let commit = StoreCommit(generation: generation, base: change.revision - 1, changes: [change])
             let completions = self.completions
+            let handoff = CompletionHandoff()
+            // Stores complete either every commit inline or every commit later, in order; with saves of the
+            // other kind still outstanding, an inline result still takes the stream so the order holds.
+            let inlineAllowed = entries.allSatisfy(\.saved)
             store.enqueue(commit) { @Sendable result in
+                if inlineAllowed, handoff.keepIfInline(result) { return }
                 completions.yield(Completion(ticket: ticket, generation: commit.generation, result: result))
             }
+            nextTicket += 1
+            entries.append(Entry(ticket: ticket, outcome: outcome, saved: saved, continuation: nil))
+            if let result = handoff.enqueueReturned() {
+                complete(Completion(ticket: ticket, generation: commit.generation, result: result))
+            }
+            return .pending(ticket: ticket)
         } else if entries.isEmpty {
             return .answered(outcome)
         }

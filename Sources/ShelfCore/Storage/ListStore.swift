@@ -11,7 +11,9 @@ public protocol ListStore: Sendable {
     /// Queues `commit`; commits are applied in the order `enqueue` is called, and the store may group several
     /// queued commits into one write (group commit).
     ///
-    /// `completion` runs exactly once, on a storage thread, when the commit is durable (`.success`) or refused or
-    /// failed (`.failure`, and then the stored list is as it was before this commit). `enqueue` itself never blocks.
+    /// `completion` runs exactly once, when the commit is stored (`.success`) or refused or failed (`.failure`, and
+    /// then the stored list is as it was before this commit): either inline, before `enqueue` returns (a store that
+    /// never waits, like the memory store), or later on the store's own thread — one or the other for every commit
+    /// of a store, in commit order. `enqueue` itself never blocks on I/O.
     func enqueue(_ commit: StoreCommit, completion: @escaping @Sendable (Result<Void, StorageError>) -> Void)
 }

@@ -4,7 +4,7 @@ import Synchronization
 /// An ephemeral store: the list lives in memory only (`shelfd --store memory`, and tests).
 ///
 /// Tests can make writes fail on demand (`failWrites`) and count write attempts (`writeAttempts`).
-/// Completions run in order on one serial queue, never inline in `enqueue`.
+/// Every commit completes inline, before `enqueue` returns.
 public final class MemoryListStore: ListStore {
     private struct State {
         var stored: ListSnapshot
@@ -13,7 +13,6 @@ public final class MemoryListStore: ListStore {
     }
 
     private let state: Mutex<State>
-    private let queue = DispatchQueue(label: "shelf.memory-store")
 
     /// A store that starts with `initial` (empty at revision 0 by default).
     public init(initial: ListSnapshot = ListSnapshot()) {
@@ -35,14 +34,11 @@ public final class MemoryListStore: ListStore {
     public func load() async throws(StorageError) -> ListSnapshot { stored }
 
     public func enqueue(_ commit: StoreCommit, completion: @escaping @Sendable (Result<Void, StorageError>) -> Void) {
-        state.withLock { state in
+        let result = state.withLock { state -> Result<Void, StorageError> in
             state.writeAttempts += 1
-            let result: Result<Void, StorageError> =
-                state.failWrites
-                ? .failure(.injected("memory store write"))
-                : Result { () throws(StorageError) in try state.stored.apply(commit, path: "memory") }
-            // Dispatched under the lock so completions keep enqueue order.
-            queue.async { @Sendable in completion(result) }
+            if state.failWrites { return .failure(.injected("memory store write")) }
+            return Result { () throws(StorageError) in try state.stored.apply(commit, path: "memory") }
         }
+        completion(result)
     }
 }
