@@ -2,28 +2,11 @@ import Foundation
 import ShelfCore
 import Testing
 
-/// `FileListStore`: loading, refusing bad files without touching them, atomic replacement, restart.
+/// `FileListStore`: loading, refusing bad files without touching them, commits appended to the journal, restart.
+/// The journal itself (torn tails, replay, compaction, group commit) is covered by `JournalStoreTests`.
 /// Each test works in a fresh directory under the system temp directory and removes it at the end.
 struct FileListStoreTests {
-    private func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
-
-    private func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
-
-    /// The names in `dir`, sorted.
-    private func names(_ dir: TempDirectory) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: dir.url.path)) ?? []).sorted()
-    }
-
-    private func write(_ text: String, to path: String) throws {
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-    }
-
-    private func addCommit(_ n: UInt64, _ title: String, base: Revision) -> StoreCommit {
-        let added = item(n, title, revision: base + 1)
-        return StoreCommit(generation: 0, base: base, changes: [RevisionedChange(revision: base + 1, change: .added(added))])
-    }
-
-    @Test("a missing file loads as an empty list at revision 0 and its parent directories are created")
+    @Test("a missing file loads as an empty list at revision 0; parent directories, the lock and an empty journal are created")
     func missingFile() async throws {
         let dir = try TempDirectory()
         defer { dir.remove() }
@@ -34,275 +17,301 @@ struct FileListStoreTests {
 
         #expect(loaded == ListSnapshot())
         #expect(store.path == path)
+        #expect(store.journalPath == path + ".journal")
         var isDirectory: ObjCBool = false
         #expect(FileManager.default.fileExists(atPath: dir.path("nested/deeper"), isDirectory: &isDirectory))
         #expect(isDirectory.boolValue)
-        #expect(!exists(path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path("nested/deeper")).sorted()
+            == [".reading-list.json.lock", "reading-list.json.journal"])
+        #expect(FileManager.default.contents(atPath: path + ".journal") == Data())
     }
 
     @Test("commits are durable: a new store on the same path loads the same list and revision")
     func restart() async throws {
-        let dir = try TempDirectory()
-        defer { dir.remove() }
-        let path = dir.path("reading-list.json")
-        let store = FileListStore(path: path)
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let store = FileListStore(path: files.path)
         _ = try await store.load()
 
-        try await commit(store, addCommit(1, "One", base: 0)).get()
-        try await commit(store, addCommit(2, "Two", base: 1)).get()
-        var read = item(1, "One", isRead: true, revision: 3)
-        read.isRead = true
+        try await commit(store, addCommit(1, base: 0, title: "One")).get()
+        try await commit(store, addCommit(2, base: 1, title: "Two")).get()
+        let read = item(1, "One", isRead: true, revision: 3)
         try await commit(store, StoreCommit(generation: 0, base: 2, changes: [
             RevisionedChange(revision: 3, change: .updated(read)),
             RevisionedChange(revision: 4, change: .removed(SequentialIDs.id(2))),
         ])).get()
 
-        let reloaded = try await FileListStore(path: path).load()
+        let reloaded = try await FileListStore(path: files.path).load()
         #expect(reloaded == (try snapshot(revision: 4, [read])))
     }
 
-    @Test("the file is one JSON object with format 1")
-    func fileShape() async throws {
-        let dir = try TempDirectory()
-        defer { dir.remove() }
-        let path = dir.path("reading-list.json")
-        let store = FileListStore(path: path)
+    @Test("a commit appends one journal line per change; the snapshot file is not written")
+    func commitGoesToJournal() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let store = FileListStore(path: files.path)
         _ = try await store.load()
 
-        try await commit(store, addCommit(1, "One", base: 0)).get()
+        try await commit(store, addCommit(1, base: 0, title: "One")).get()
 
-        let data = try #require(bytes(path))
-        let text = try #require(String(data: data, encoding: .utf8))
-        #expect(text.contains(#""format":1"#))
+        #expect(files.text(files.journal) == Stored.record(1, "added", Stored.item(1, "One", revision: 1)))
+        #expect(!files.exists(files.path))
+        #expect(files.names() == [".reading-list.json.lock", "reading-list.json.journal"])
+        let data = try #require(FileManager.default.contents(atPath: files.journal))
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(object["format"] as? Int == 1)
+        let change = try #require(object["change"] as? [String: Any])
         #expect(object["revision"] as? Int == 1)
-        #expect((object["items"] as? [[String: Any]])?.first?["title"] as? String == "One")
-        #expect((object["items"] as? [[String: Any]])?.first?["addedAt"] as? String == FixedClock.startText)
+        #expect(change["kind"] as? String == "added")
+        #expect((change["item"] as? [String: Any])?["title"] as? String == "One")
+        #expect((change["item"] as? [String: Any])?["addedAt"] as? String == FixedClock.startText)
     }
 
     @Test("several commits enqueued back to back are all stored, in order")
     func queuedCommits() async throws {
-        let dir = try TempDirectory()
-        defer { dir.remove() }
-        let path = dir.path("reading-list.json")
-        let store = FileListStore(path: path)
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let store = FileListStore(path: files.path)
         _ = try await store.load()
 
         let results = await commitAll(store, [
-            addCommit(1, "One", base: 0), addCommit(2, "Two", base: 1), addCommit(3, "Three", base: 2),
+            addCommit(1, base: 0, title: "One"), addCommit(2, base: 1, title: "Two"), addCommit(3, base: 2, title: "Three"),
         ])
 
         #expect(results.map { $0.error } == [nil, nil, nil])
-
-        let reloaded = try await FileListStore(path: path).load()
+        let reloaded = try await FileListStore(path: files.path).load()
         #expect(reloaded.revision == 3)
         #expect(reloaded.items.items.map(\.title) == ["One", "Two", "Three"])
     }
 
-    @Test("a commit on the wrong base is refused and the file is untouched")
+    @Test("a commit on the wrong base is refused and the journal is untouched")
     func baseMismatch() async throws {
-        let dir = try TempDirectory()
-        defer { dir.remove() }
-        let path = dir.path("reading-list.json")
-        let store = FileListStore(path: path)
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let store = FileListStore(path: files.path)
         _ = try await store.load()
-        try await commit(store, addCommit(1, "One", base: 0)).get()
-        let before = try #require(bytes(path))
+        try await commit(store, addCommit(1, base: 0)).get()
+        let before = try #require(files.bytes(files.journal))
 
-        let result = await commit(store, addCommit(2, "Two", base: 5))
+        let result = await commit(store, addCommit(2, base: 5))
 
         #expect(throws: StorageError.baseMismatch(expected: 5, actual: 1)) { try result.get() }
-        #expect(bytes(path) == before)
+        #expect(files.bytes(files.journal) == before)
+        #expect(!files.exists(files.path))
     }
 
-    @Test("a commit before load is refused")
+    @Test("a commit before load is refused and creates nothing")
     func commitBeforeLoad() async throws {
-        let dir = try TempDirectory()
-        defer { dir.remove() }
-        let path = dir.path("reading-list.json")
-        let store = FileListStore(path: path)
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let store = FileListStore(path: files.path)
 
-        let result = await commit(store, addCommit(1, "One", base: 0))
+        let result = await commit(store, addCommit(1, base: 0))
 
-        #expect(throws: StorageError.corrupt(path: path, reason: "commit before load")) { try result.get() }
-        #expect(!exists(path))
+        #expect(throws: StorageError.corrupt(path: files.path, reason: "commit before load")) { try result.get() }
+        #expect(files.names() == [])
     }
 
-    @Test("a file that is not JSON is refused as corrupt, naming the path, and left untouched")
-    func corruptJSON() async throws {
-        let dir = try TempDirectory()
-        defer { dir.remove() }
-        let path = dir.path("reading-list.json")
-        try write(#"{"format":1,"revision":3,"items":[{"id":"#, to: path)
-        let before = try #require(bytes(path))
+    @Test("a snapshot that is cut short is refused as corrupt, naming the path; it and the journal are left untouched",
+          arguments: [
+              (#"{"format":1,"revision":3,"items":[{"id":"#, "not JSON: unexpected end of input"),
+              (#"{"format":2,"revision":3,"items":1}"# + "\n" + #"{"id":"00000000-"#,
+               "the last line is cut short (no newline at the end)"),
+          ])
+    func cutShortSnapshot(text: String, reason: String) async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        try files.write(text, to: files.path)
+        // A journal with a torn tail: a store that refuses to load must not cut it either.
+        let journal = Stored.added(1, revision: 1) + #"{"revision":2,"chan"#
+        try files.write(journal, to: files.journal)
 
-        let error = try #require(await loadResult(FileListStore(path: path)).error)
+        let error = try #require(await loadResult(FileListStore(path: files.path)).error)
 
-        guard case .corrupt(let errorPath, _) = error else {
-            Issue.record("expected .corrupt, got \(error)")
-            return
-        }
-        #expect(errorPath == path)
-        #expect(error.description.contains(path))
-        #expect(bytes(path) == before)
-        #expect(names(dir) == ["reading-list.json"])
+        #expect(error == .corrupt(path: files.path, reason: reason))
+        #expect(error.description
+            == "\(files.path) is not a valid Shelf list (\(reason)); it was left untouched — restore it from a backup or move it away")
+        #expect(files.text(files.path) == text)
+        #expect(files.text(files.journal) == journal)
+        #expect(files.names() == ["reading-list.json", "reading-list.json.journal"])
     }
 
-    @Test("a file with two items of the same id is refused as duplicateID and left untouched")
-    func duplicateIDs() async throws {
-        let dir = try TempDirectory()
-        defer { dir.remove() }
-        let path = dir.path("reading-list.json")
-        let stored = #"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#
-        try write(#"{"format":1,"revision":2,"items":[\#(stored),\#(stored)]}"#, to: path)
-        let before = try #require(bytes(path))
-
-        let error = await loadResult(FileListStore(path: path)).error
-
-        #expect(error == .duplicateID(path: path, id: "00000000-0000-0000-0000-000000000001"))
-        #expect(bytes(path) == before)
-        #expect(names(dir) == ["reading-list.json"])
-    }
-
-    @Test("a file with an unknown format is refused as unknownFormat and left untouched")
-    func unknownFormat() async throws {
-        let dir = try TempDirectory()
-        defer { dir.remove() }
-        let path = dir.path("reading-list.json")
-        try write(#"{"format":99,"revision":1,"items":[],"journal":"elsewhere"}"#, to: path)
-        let before = try #require(bytes(path))
-
-        let error = await loadResult(FileListStore(path: path)).error
-
-        #expect(error == .unknownFormat(path: path, format: 99))
-        #expect(bytes(path) == before)
-        #expect(names(dir) == ["reading-list.json"])
-    }
-
-    @Test("a file with a bad item is refused as corrupt and left untouched", arguments: [
-        #"{"id":"not-a-uuid","title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#,
-        #"{"id":"00000000-0000-0000-0000-000000000001","title":"","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#,
-        #"{"id":"00000000-0000-0000-0000-000000000001","title":"A\u0000","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#,
-        #"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":2}"#,
+    @Test("a snapshot with two items of the same id is refused as duplicateID and left untouched", arguments: [
+        #"{"format":1,"revision":2,"items":[\#(Stored.item(1, "A", revision: 1)),\#(Stored.item(1, "B", revision: 2))]}"#,
+        Stored.snapshot(revision: 2, [Stored.item(1, "A", revision: 1), Stored.item(1, "B", revision: 2)]),
     ])
-    func badItem(json: String) async throws {
-        let dir = try TempDirectory()
-        defer { dir.remove() }
-        let path = dir.path("reading-list.json")
-        try write(#"{"format":1,"revision":1,"items":[\#(json)]}"#, to: path)
-        let before = try #require(bytes(path))
+    func duplicateIDs(text: String) async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        try files.write(text, to: files.path)
 
-        let error = try #require(await loadResult(FileListStore(path: path)).error)
+        let error = await loadResult(FileListStore(path: files.path)).error
 
-        guard case .corrupt(let errorPath, _) = error else {
-            Issue.record("expected .corrupt, got \(error)")
-            return
+        #expect(error == .duplicateID(path: files.path, id: "00000000-0000-0000-0000-000000000001"))
+        #expect(files.text(files.path) == text)
+        #expect(files.names() == ["reading-list.json"])
+    }
+
+    @Test("a snapshot with an unknown format is refused as unknownFormat and left untouched", arguments: [
+        (#"{"format":99,"revision":1,"items":[],"journal":"elsewhere"}"#, 99),
+        (#"{"format":3,"revision":1,"items":1}"# + "\n" + Stored.item(1, "A", revision: 1) + "\n", 3),
+    ])
+    func unknownFormat(text: String, format: Int) async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        try files.write(text, to: files.path)
+
+        let error = await loadResult(FileListStore(path: files.path)).error
+
+        #expect(error == .unknownFormat(path: files.path, format: format))
+        #expect(files.text(files.path) == text)
+        #expect(files.names() == ["reading-list.json"])
+    }
+
+    @Test("a snapshot with a bad item is refused as corrupt, saying which item and why, and left untouched", arguments: [
+        (#"{"id":"not-a-uuid","title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#,
+         #"has no valid "id" (a UUID)"#),
+        (#"{"id":"00000000-0000-0000-0000-000000000001","title":"","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#,
+         #"has no valid "title""#),
+        (#"{"id":"00000000-0000-0000-0000-000000000001","title":"A\u0000","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#,
+         #"has no valid "title""#),
+        (#"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":2}"#,
+         "has revision 2, above the list's 1"),
+    ])
+    func badItem(json: String, problem: String) async throws {
+        for (text, place) in [
+            (#"{"format":1,"revision":1,"items":[\#(json)]}"#, "item 0"),
+            (#"{"format":2,"revision":1,"items":1}"# + "\n" + json + "\n", "line 2"),
+        ] {
+            let files = try StoreFiles()
+            defer { files.remove() }
+            try files.write(text, to: files.path)
+
+            let error = await loadResult(FileListStore(path: files.path)).error
+
+            #expect(error == .corrupt(path: files.path, reason: "\(place) \(problem)"))
+            #expect(files.text(files.path) == text)
+            #expect(files.names() == ["reading-list.json"])
         }
-        #expect(errorPath == path)
-        #expect(bytes(path) == before)
     }
 
     @Test("a leftover temp file is removed by load and does not affect the list")
     func leftoverTemp() async throws {
-        let dir = try TempDirectory()
-        defer { dir.remove() }
-        let path = dir.path("reading-list.json")
-        let temp = dir.path(".reading-list.json.tmp")
-        let store = FileListStore(path: path)
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let store = FileListStore(path: files.path)
         _ = try await store.load()
-        try await commit(store, addCommit(1, "One", base: 0)).get()
-        try write(#"{"format":1,"revision":9,"items":[]}"#, to: temp)
+        try await commit(store, addCommit(1, base: 0, title: "One")).get()
+        try files.write(Stored.snapshot(revision: 9, []), to: files.temp)
 
-        let reloaded = try await FileListStore(path: path).load()
+        let reloaded = try await FileListStore(path: files.path).load()
 
         #expect(reloaded.revision == 1)
         #expect(reloaded.items.items.map(\.title) == ["One"])
-        #expect(!exists(temp))
+        #expect(!files.exists(files.temp))
     }
 
     @Test("a leftover temp file without a snapshot is removed and the list is empty")
     func leftoverTempOnly() async throws {
-        let dir = try TempDirectory()
-        defer { dir.remove() }
-        let path = dir.path("reading-list.json")
-        let temp = dir.path(".reading-list.json.tmp")
-        try write("{half a wri", to: temp)
+        let files = try StoreFiles()
+        defer { files.remove() }
+        try files.write("{half a wri", to: files.temp)
 
-        let loaded = try await FileListStore(path: path).load()
+        let loaded = try await FileListStore(path: files.path).load()
 
         #expect(loaded == ListSnapshot())
-        #expect(!exists(temp))
-        #expect(!exists(path))
+        #expect(!files.exists(files.temp))
+        #expect(!files.exists(files.path))
     }
 
-    @Test("a failed replacement answers storageFailed, keeps the old file, leaves no temp file, and the next commit works",
-          arguments: FileFaults.Step.allCases)
-    func failedReplacement(step: FileFaults.Step) async throws {
-        let dir = try TempDirectory()
-        defer { dir.remove() }
-        let path = dir.path("reading-list.json")
-        let temp = dir.path(".reading-list.json.tmp")
+    @Test("a failed append answers storageFailed, keeps the journal as it was, and the next commit works",
+          arguments: [FileFaults.Step.write, .fsync])
+    func failedAppend(step: FileFaults.Step) async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
         let faults = FileFaults()
-        let store = FileListStore(path: path, faults: faults)
-        let list = try await makeList(store: store)
+        let ids = SequentialIDs()
+        let list = try await makeList(store: FileListStore(path: files.path, faults: faults), ids: ids)
         let first = try await list.apply(.add(title: "One"))
-        let before = try #require(bytes(path))
+        let before = try #require(files.bytes(files.journal))
         let snapshotBefore = await list.snapshot()
 
         faults.arm(step)
         let error = (await outcome(list, .add(title: "Two"))).error
 
         #expect(error == .storageFailed(.injected(step.rawValue)))
-        #expect(bytes(path) == before)
-        #expect(!exists(temp))
+        #expect(files.bytes(files.journal) == before)
         #expect(await list.snapshot() == snapshotBefore)
+        #expect(await list.revision == 1)
 
         let third = try await list.apply(.add(title: "Three"))
         #expect(third.revision == 2)
-        let reloaded = try await FileListStore(path: path).load()
+        #expect(files.text(files.journal)
+            == Stored.record(1, "added", Stored.item(1, "One", revision: 1))
+            + Stored.record(2, "added", Stored.item(3, "Three", revision: 2)))
+        let reloaded = try await FileListStore(path: files.path).load()
         #expect(reloaded.revision == 2)
         #expect(reloaded.items.items.map(\.id) == [first.id, third.id])
         #expect(reloaded == (await list.snapshot()))
-        #expect(!exists(temp))
+        #expect(!files.exists(files.path))
+        #expect(!files.exists(files.temp))
     }
 
-    @Test("a failed first commit leaves no file behind, and the next commit creates it",
-          arguments: FileFaults.Step.allCases)
-    func failedFirstCommit(step: FileFaults.Step) async throws {
-        let dir = try TempDirectory()
-        defer { dir.remove() }
-        let path = dir.path("reading-list.json")
+    @Test("the rename and directory-sync steps do not fail a commit: they run only at compaction",
+          arguments: [FileFaults.Step.rename, .syncDirectory])
+    func compactionStepsDoNotFailCommits(step: FileFaults.Step) async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
         let faults = FileFaults()
-        let store = FileListStore(path: path, faults: faults)
+        let list = try await makeList(store: FileListStore(path: files.path, faults: faults))
+        _ = try await list.apply(.add(title: "One"))
+
+        faults.arm(step)
+        let second = try await list.apply(.add(title: "Two"))
+
+        #expect(second.revision == 2)
+        #expect(files.text(files.journal)
+            == Stored.record(1, "added", Stored.item(1, "One", revision: 1))
+            + Stored.record(2, "added", Stored.item(2, "Two", revision: 2)))
+        #expect(try await FileListStore(path: files.path).load() == (await list.snapshot()))
+        #expect(!files.exists(files.path))
+    }
+
+    @Test("a failed first commit leaves an empty journal and no snapshot, and the next commit works",
+          arguments: [FileFaults.Step.write, .fsync])
+    func failedFirstCommit(step: FileFaults.Step) async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let faults = FileFaults()
+        let store = FileListStore(path: files.path, faults: faults)
         _ = try await store.load()
 
         faults.arm(step)
-        let result = await commit(store, addCommit(1, "One", base: 0))
+        let result = await commit(store, addCommit(1, base: 0, title: "One"))
 
         #expect(result.error == .injected(step.rawValue))
-        #expect(!exists(path))
-        #expect(!exists(dir.path(".reading-list.json.tmp")))
-        try await commit(store, addCommit(1, "One", base: 0)).get()
-        #expect(try await FileListStore(path: path).load().items.items.map(\.title) == ["One"])
+        #expect(files.bytes(files.journal) == [])
+        #expect(files.names() == [".reading-list.json.lock", "reading-list.json.journal"])
+        try await commit(store, addCommit(1, base: 0, title: "One")).get()
+        #expect(try await FileListStore(path: files.path).load().items.items.map(\.title) == ["One"])
     }
 
     @Test("a fault armed twice fails two commits in a row, then commits work again")
     func repeatedFault() async throws {
-        let dir = try TempDirectory()
-        defer { dir.remove() }
-        let path = dir.path("reading-list.json")
+        let files = try StoreFiles()
+        defer { files.remove() }
         let faults = FileFaults()
-        let store = FileListStore(path: path, faults: faults)
+        let store = FileListStore(path: files.path, faults: faults)
         _ = try await store.load()
 
         faults.arm(.fsync, times: 2)
-        await #expect(throws: StorageError.injected("fsync")) { try await commit(store, addCommit(1, "One", base: 0)).get() }
-        await #expect(throws: StorageError.injected("fsync")) { try await commit(store, addCommit(1, "One", base: 0)).get() }
-        #expect(!exists(path))
+        await #expect(throws: StorageError.injected("fsync")) { try await commit(store, addCommit(1, base: 0)).get() }
+        await #expect(throws: StorageError.injected("fsync")) { try await commit(store, addCommit(1, base: 0)).get() }
+        #expect(files.bytes(files.journal) == [])
+        #expect(!files.exists(files.path))
 
-        try await commit(store, addCommit(1, "One", base: 0)).get()
-        #expect(try await FileListStore(path: path).load().revision == 1)
+        try await commit(store, addCommit(1, base: 0)).get()
+        #expect(try await FileListStore(path: files.path).load().revision == 1)
+        #expect(files.text(files.journal) == Stored.added(1, revision: 1))
     }
 
     @Test("a reading list over the file store reloads to the identical snapshot, addedAt to the millisecond")

@@ -2,7 +2,8 @@ import Foundation
 import ShelfCore
 import Testing
 
-/// `SnapshotCodec`: the file store's JSON snapshot (format 1), encoded and checked on decode.
+/// `SnapshotCodec`: the file store's snapshot. Format 2 (a header line, then one item per line) is written and read;
+/// format 1 (one JSON object) is still read. Every file is checked on decode.
 struct SnapshotCodecTests {
     static let path = "/data/reading-list.json"
 
@@ -15,9 +16,15 @@ struct SnapshotCodecTests {
         ])
     }
 
-    /// The JSON text of one snapshot file.
-    private func file(format: Int = 1, revision: Int = 1, items: String) -> Data {
-        Data(#"{"format":\#(format),"revision":\#(revision),"items":[\#(items)]}"#.utf8)
+    /// The JSON text of a format 1 snapshot file.
+    private func file(format: Int = 1, revision: Int = 1, items: String) -> [UInt8] {
+        Array(#"{"format":\#(format),"revision":\#(revision),"items":[\#(items)]}"#.utf8)
+    }
+
+    /// The text of a format 2 snapshot file whose header promises `count` items (default: as many as given).
+    private func file2(revision: Int = 1, count: Int? = nil, _ lines: [String]) -> [UInt8] {
+        Array((#"{"format":2,"revision":\#(revision),"items":\#(count ?? lines.count)}"# + "\n"
+            + lines.map { $0 + "\n" }.joined()).utf8)
     }
 
     private func storedItem(
@@ -27,13 +34,19 @@ struct SnapshotCodecTests {
         #"{"id":"\#(id)","title":"\#(title)","isRead":false,"addedAt":"\#(addedAt)","revision":\#(revision)}"#
     }
 
-    private func decodeError(_ data: Data) -> StorageError? {
+    private func decodeError(_ bytes: [UInt8]) -> StorageError? {
         do {
-            _ = try SnapshotCodec.decode([UInt8](data), path: Self.path)
+            _ = try SnapshotCodec.decode(bytes, path: Self.path)
             return nil
         } catch {
             return error
         }
+    }
+
+    @Test("this build writes format 2 and reads formats 1 and 2")
+    func formats() {
+        #expect(SnapshotCodec.format == 2)
+        #expect(SnapshotCodec.readableFormats == [1, 2])
     }
 
     @Test("a snapshot survives encode then decode exactly")
@@ -46,44 +59,44 @@ struct SnapshotCodecTests {
         #expect(decoded.items.items.map(\.addedAt) == original.items.items.map(\.addedAt))
     }
 
-    @Test("an empty snapshot at revision 0 round-trips")
+    @Test("an empty snapshot at revision 0 is the header line alone, and round-trips")
     func emptyRoundTrip() throws {
-        let data = Data(SnapshotCodec.encode(ListSnapshot()))
+        let bytes = SnapshotCodec.encode(ListSnapshot())
 
-        #expect(try SnapshotCodec.decode([UInt8](data), path: Self.path) == ListSnapshot())
+        #expect(String(decoding: bytes, as: UTF8.self) == #"{"format":2,"revision":0,"items":0}"# + "\n")
+        #expect(try SnapshotCodec.decode(bytes, path: Self.path) == ListSnapshot())
     }
 
-    @Test("the encoded JSON carries format 1, the revision and each item's fields as text")
+    @Test("the encoded text is a format 2 header line, then each item on its own line in list order")
     func encodedShape() throws {
-        let data = Data(SnapshotCodec.encode(try sample()))
-        let text = try #require(String(data: data, encoding: .utf8))
-        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let items = try #require(object["items"] as? [[String: Any]])
+        let text = String(decoding: SnapshotCodec.encode(try sample()), as: UTF8.self)
 
-        #expect(text.contains(#""format":1"#))
-        #expect(text.hasSuffix("}\n"))
-        #expect(text.filter { $0 == "\n" }.count == 1)
-        #expect(object["format"] as? Int == 1)
-        #expect(object["revision"] as? Int == 9)
-        #expect(items.count == 3)
-        #expect(items[0]["id"] as? String == "00000000-0000-0000-0000-000000000001")
-        #expect(items[0]["title"] as? String == "Protocols")
-        #expect(items[0]["isRead"] as? Bool == false)
-        #expect(items[0]["addedAt"] as? String == "2026-11-29T13:14:15.123Z")
-        #expect(items[0]["revision"] as? Int == 1)
-        #expect(items[1]["addedAt"] as? String == "2027-01-15T08:00:00.002Z")
-        #expect(items[1]["isRead"] as? Bool == true)
-        #expect(items[2]["addedAt"] as? String == "2009-02-13T23:31:30.999Z")
+        #expect(text == """
+            {"format":2,"revision":9,"items":3}
+            {"id":"00000000-0000-0000-0000-000000000001","title":"Protocols","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}
+            {"id":"00000000-0000-0000-0000-000000000002","title":"Quotes \\" and \\\\ and / and ünïcødé 📚","isRead":true,"addedAt":"2027-01-15T08:00:00.002Z","revision":9}
+            {"id":"00000000-0000-0000-0000-000000000003","title":"Protocols","isRead":false,"addedAt":"2009-02-13T23:31:30.999Z","revision":5}
+
+            """)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let header = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(header["format"] as? Int == 2)
+        #expect(header["revision"] as? Int == 9)
+        #expect(header["items"] as? Int == 3)
+        let second = try #require(try JSONSerialization.jsonObject(with: Data(lines[2].utf8)) as? [String: Any])
+        #expect(second["title"] as? String == "Quotes \" and \\ and / and ünïcødé 📚")
+        #expect(lines.count == 5)
+        #expect(lines[4] == "")
     }
 
-    @Test("a hand-written file decodes to the items it lists, in order")
-    func decodesHandWritten() throws {
-        let data = file(revision: 3, items: [
+    @Test("a hand-written format 1 file decodes to the items it lists, in order")
+    func decodesHandWrittenFormat1() throws {
+        let bytes = file(revision: 3, items: [
             storedItem(id: "00000000-0000-0000-0000-000000000002", title: "B", revision: 3),
             storedItem(id: "00000000-0000-0000-0000-00000000000A", title: "A", revision: 1, addedAt: "2026-11-29T13:14:15Z"),
         ].joined(separator: ","))
 
-        let decoded = try SnapshotCodec.decode([UInt8](data), path: Self.path)
+        let decoded = try SnapshotCodec.decode(bytes, path: Self.path)
 
         #expect(decoded.revision == 3)
         #expect(decoded.items.items.map(\.id) == [SequentialIDs.id(2), SequentialIDs.id(10)])
@@ -93,64 +106,167 @@ struct SnapshotCodecTests {
             == ["2026-11-29T13:14:15.123Z", "2026-11-29T13:14:15.000Z"])
     }
 
-    @Test("text that is not a snapshot object is corrupt, naming the path", arguments: [
-        "", "{", "[]", "null", #"{"revision":1,"items":[]}"#, #"{"format":"1","revision":1,"items":[]}"#,
-    ])
-    func notASnapshot(text: String) throws {
-        let error = try #require(decodeError(Data(text.utf8)))
+    @Test("a format 1 file spread over several lines, members in any order, still decodes")
+    func decodesPrettyFormat1() throws {
+        let text = """
+            {
+              "revision": 2,
+              "items": [
+                {"revision": 2, "addedAt": "2026-11-29T14:14:15.5+01:00", "isRead": true, "title": "B",
+                 "id": "00000000-0000-0000-0000-000000000002"}
+              ],
+              "format": 1
+            }
 
-        guard case .corrupt(let path, _) = error else {
-            Issue.record("expected .corrupt, got \(error)")
-            return
+            """
+
+        let decoded = try SnapshotCodec.decode(Array(text.utf8), path: Self.path)
+
+        #expect(decoded == (try snapshot(revision: 2, [
+            item(2, "B", isRead: true, revision: 2, at: try #require(Timestamp.parse("2026-11-29T13:14:15.500Z"))),
+        ])))
+    }
+
+    @Test("a hand-written format 2 file decodes to the items it lists, in order")
+    func decodesHandWrittenFormat2() throws {
+        let bytes = file2(revision: 3, [
+            storedItem(id: "00000000-0000-0000-0000-000000000002", title: "B", revision: 3),
+            #" { "revision" : 1, "title" : "A", "id" : "00000000-0000-0000-0000-00000000000A", "isRead" : true, "addedAt" : "2026-11-29T13:14:15Z" } "#,
+        ])
+
+        let decoded = try SnapshotCodec.decode(bytes, path: Self.path)
+
+        #expect(decoded.revision == 3)
+        #expect(decoded.items.items.map(\.id) == [SequentialIDs.id(2), SequentialIDs.id(10)])
+        #expect(decoded.items.items.map(\.title) == ["B", "A"])
+        #expect(decoded.items.items.map(\.isRead) == [false, true])
+        #expect(decoded.items.items.map(\.revision) == [3, 1])
+        #expect(decoded.items.items.map { Timestamp.format($0.addedAt) }
+            == ["2026-11-29T13:14:15.123Z", "2026-11-29T13:14:15.000Z"])
+    }
+
+    @Test("a large snapshot decodes in list order, and a bad line deep inside is named by its line number")
+    func largeSnapshot() throws {
+        let count: UInt64 = 5_000
+        let original = try snapshot(revision: count, (1...count).map { item($0, "Book \($0)", revision: $0) })
+        let bytes = SnapshotCodec.encode(original)
+
+        #expect(try SnapshotCodec.decode(bytes, path: Self.path) == original)
+
+        // Lines are parsed in chunks, one per core: numbering must hold in every chunk, and the earliest bad line wins.
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        func broken(at indices: [Int]) -> [UInt8] {
+            var copy = lines
+            for index in indices { copy[index] = storedItem(id: "bad", revision: 1) }
+            return Array(copy.map { $0 + "\n" }.joined().utf8)
         }
-        #expect(path == Self.path)
-        #expect(error.description.hasPrefix(Self.path + " is not a valid Shelf list"))
+        #expect(decodeError(broken(at: [4_000])) == .corrupt(path: Self.path, reason: #"line 4001 has no valid "id" (a UUID)"#))
+        #expect(decodeError(broken(at: [1_000, 4_000]))
+            == .corrupt(path: Self.path, reason: #"line 1001 has no valid "id" (a UUID)"#))
+        #expect(decodeError(broken(at: [4_999, 5_000]))
+            == .corrupt(path: Self.path, reason: #"line 5000 has no valid "id" (a UUID)"#))
     }
 
-    @Test("an unknown format version is refused as unknownFormat")
-    func unknownFormat() {
-        let error = decodeError(Data(#"{"format":99,"whatever":true}"#.utf8))
+    @Test("text that is not a snapshot is corrupt, naming the path and the problem", arguments: [
+        ("", "not JSON: unexpected end of input"),
+        ("{", "not JSON: unexpected end of input"),
+        ("[]", #"not a JSON object with a numeric "format""#),
+        ("null", #"not a JSON object with a numeric "format""#),
+        (#"{"revision":1,"items":[]}"#, #"not a JSON object with a numeric "format""#),
+        (#"{"format":"1","revision":1,"items":[]}"#, #"not a JSON object with a numeric "format""#),
+        (#"{"format":1,"revision":1}"#, #"format 1 needs a numeric "revision" and an "items" array"#),
+        (#"{"format":1,"revision":-1,"items":[]}"#, #"format 1 needs a numeric "revision" and an "items" array"#),
+        (#"{"format":2,"items":0}"# + "\n", #"line 1: the header needs a numeric "revision" and "items""#),
+        (#"{"format":2,"revision":-1,"items":0}"# + "\n", #"line 1: the header needs a numeric "revision" and "items""#),
+        (#"{"format":2,"revision":1,"items":"0"}"# + "\n", #"line 1: the header needs a numeric "revision" and "items""#),
+    ])
+    func notASnapshot(text: String, reason: String) throws {
+        let error = try #require(decodeError(Array(text.utf8)))
 
-        #expect(error == .unknownFormat(path: Self.path, format: 99))
-        #expect(error?.description.hasPrefix(Self.path + " has format 99") == true)
+        #expect(error == .corrupt(path: Self.path, reason: reason))
+        #expect(error.description.hasPrefix(Self.path + " is not a valid Shelf list ("))
     }
 
-    @Test("two items with the same id are refused as duplicateID, naming the id")
+    @Test("a format 2 file whose lines do not match its header is corrupt, naming the line", arguments: [
+        ("a last item line without its newline", Array((#"{"format":2,"revision":1,"items":1}"# + "\n"
+            + #"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#).utf8),
+         "the last line is cut short (no newline at the end)"),
+        ("fewer items than promised", Array((#"{"format":2,"revision":1,"items":2}"# + "\n"
+            + #"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"# + "\n").utf8),
+         "the header promises 2 items but the file holds 1"),
+        ("more items than promised", Array((#"{"format":2,"revision":1,"items":0}"# + "\n"
+            + #"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"# + "\n").utf8),
+         "the header promises 0 items but the file holds 1"),
+        ("an empty line", Array((#"{"format":2,"revision":0,"items":0}"# + "\n\n").utf8), "line 2: unexpected end of input"),
+        ("a line that is not JSON", Array((#"{"format":2,"revision":0,"items":1}"# + "\n" + "{]\n").utf8),
+         "line 2: unexpected character ']' at byte 1"),
+        ("a line that is not an object", Array((#"{"format":2,"revision":0,"items":1}"# + "\n" + "[1]\n").utf8),
+         "line 2 is not an object"),
+    ])
+    func format2Structure(what: String, bytes: [UInt8], reason: String) {
+        #expect(decodeError(bytes) == .corrupt(path: Self.path, reason: reason), "\(what)")
+    }
+
+    @Test("an unknown format version is refused as unknownFormat, in either layout", arguments: [
+        (#"{"format":99,"whatever":true}"#, 99),
+        (#"{"format":0,"revision":0,"items":[]}"#, 0),
+        (#"{"format":3,"revision":0,"items":0}"# + "\n", 3),
+    ])
+    func unknownFormat(text: String, format: Int) {
+        let error = decodeError(Array(text.utf8))
+
+        #expect(error == .unknownFormat(path: Self.path, format: format))
+        #expect(error?.description
+            == "\(Self.path) has format \(format), which this shelfd does not read; it was left untouched — use a newer shelfd")
+    }
+
+    @Test("two items with the same id are refused as duplicateID, naming the id, in either format")
     func duplicateIDs() {
-        let data = file(revision: 2, items: [
-            storedItem(title: "A", revision: 1), storedItem(title: "B", revision: 2),
-        ].joined(separator: ","))
+        let items = [storedItem(title: "A", revision: 1), storedItem(title: "B", revision: 2)]
 
-        #expect(decodeError(data) == .duplicateID(path: Self.path, id: "00000000-0000-0000-0000-000000000001"))
+        #expect(decodeError(file(revision: 2, items: items.joined(separator: ",")))
+            == .duplicateID(path: Self.path, id: "00000000-0000-0000-0000-000000000001"))
+        #expect(decodeError(file2(revision: 2, items))
+            == .duplicateID(path: Self.path, id: "00000000-0000-0000-0000-000000000001"))
+        #expect(decodeError(file2(revision: 2, items))?.description
+            == "\(Self.path) lists item 00000000-0000-0000-0000-000000000001 twice; it was left untouched — fix or move the file")
     }
 
-    @Test("an item that breaks a rule makes the file corrupt", arguments: [
-        ("bad id", #"{"id":"not-a-uuid","title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#),
-        ("blank title", #"{"id":"00000000-0000-0000-0000-000000000001","title":"  ","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#),
-        ("untrimmed title", #"{"id":"00000000-0000-0000-0000-000000000001","title":" A ","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#),
-        ("control character", #"{"id":"00000000-0000-0000-0000-000000000001","title":"A\u0007B","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#),
-        ("revision above the list's", #"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":2}"#),
-        ("bad addedAt", #"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":false,"addedAt":"yesterday","revision":1}"#),
-        ("missing field", #"{"id":"00000000-0000-0000-0000-000000000001","title":"A","addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#),
-        ("negative revision", #"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":-1}"#),
+    @Test("an item that breaks a rule makes the file corrupt, saying which item and what is wrong", arguments: [
+        (#"{"id":"not-a-uuid","title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#,
+         #"has no valid "id" (a UUID)"#),
+        (#"{"title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#, #"has no valid "id" (a UUID)"#),
+        (#"{"id":"00000000-0000-0000-0000-000000000001","title":"  ","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#,
+         #"has no valid "title""#),
+        (#"{"id":"00000000-0000-0000-0000-000000000001","title":" A ","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#,
+         #"has no valid "title""#),
+        (#"{"id":"00000000-0000-0000-0000-000000000001","title":"A\u0007B","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#,
+         #"has no valid "title""#),
+        (#"{"id":"00000000-0000-0000-0000-000000000001","title":7,"isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#,
+         #"has no valid "title""#),
+        (#"{"id":"00000000-0000-0000-0000-000000000001","title":"A","addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#,
+         #"has no boolean "isRead""#),
+        (#"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":0,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#,
+         #"has no boolean "isRead""#),
+        (#"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":false,"addedAt":"yesterday","revision":1}"#,
+         #"has no valid "addedAt" (RFC 3339)"#),
+        (#"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":false,"addedAt":"2023-02-29T00:00:00Z","revision":1}"#,
+         #"has no valid "addedAt" (RFC 3339)"#),
+        (#"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":-1}"#,
+         #"has no valid "revision" (a whole number from 0)"#),
+        (#"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z"}"#,
+         #"has no valid "revision" (a whole number from 0)"#),
+        (#"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":2}"#,
+         "has revision 2, above the list's 1"),
+        ("true", "is not an object"),
     ])
-    func badItem(what: String, json: String) throws {
-        let error = try #require(decodeError(file(revision: 1, items: json)), "\(what)")
+    func badItem(json: String, problem: String) {
+        // Format 1 names the item by its index, format 2 by its line; a good item comes first in both.
+        let good = storedItem(id: "00000000-0000-0000-0000-000000000009", revision: 1)
 
-        guard case .corrupt(let path, _) = error else {
-            Issue.record("\(what): expected .corrupt, got \(error)")
-            return
-        }
-        #expect(path == Self.path)
-    }
-
-    @Test("the reason for a bad item says which item and what is wrong")
-    func badItemReason() {
-        let data = file(revision: 1, items: storedItem(revision: 1) + "," + storedItem(id: "nope", revision: 1))
-
-        #expect(decodeError(data) == .corrupt(path: Self.path, reason: #"item 1 has id "nope", which is not a UUID"#))
-        #expect(
-            decodeError(file(revision: 1, items: storedItem(revision: 4)))
-                == .corrupt(path: Self.path, reason: "item 0 has revision 4, above the list's 1"))
+        #expect(decodeError(file(revision: 1, items: good + "," + json))
+            == .corrupt(path: Self.path, reason: "item 1 \(problem)"))
+        #expect(decodeError(file2(revision: 1, [good, json]))
+            == .corrupt(path: Self.path, reason: "line 3 \(problem)"))
     }
 }

@@ -2,7 +2,7 @@ import ShelfCore
 
 /// Which store `shelfd` serves (`--store file:PATH|memory`).
 public enum StoreChoice: Sendable, Equatable {
-    /// A JSON snapshot file (protocol/STORAGE.md).
+    /// A snapshot file and its journal (protocol/STORAGE.md).
     case file(path: String)
     /// Nothing is kept after the server stops.
     case memory

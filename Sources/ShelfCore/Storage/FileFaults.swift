@@ -3,9 +3,10 @@ import Synchronization
 /// Fault injection for `FileListStore` in tests: arm a step and its next `times` occurrences fail with
 /// `StorageError.injected`, as a full disk or a failing device would.
 public final class FileFaults: Sendable {
-    /// The steps of an atomic snapshot replacement, in order.
+    /// The steps of a journal append (write, fsync), of an atomic snapshot replacement (write, fsync, rename,
+    /// syncDirectory), and the journal truncation after a compaction or a failed append.
     public enum Step: String, Sendable, Hashable, CaseIterable {
-        case write, fsync, rename, syncDirectory
+        case write, fsync, rename, syncDirectory, truncate
     }
 
     private let armed = Mutex<[Step: Int]>([:])

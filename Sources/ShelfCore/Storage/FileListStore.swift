@@ -79,15 +79,11 @@ public final class FileListStore: ListStore {
             var snapshot = try stored.map { bytes throws(StorageError) in try SnapshotCodec.decode(bytes, path: file.path) }
                 ?? ListSnapshot()
             let contents = try JournalFile.read(path: journalPath)
-            for record in contents.records where record.revision > snapshot.revision {
-                guard record.revision == snapshot.revision + 1, snapshot.items.apply(record.change) else {
-                    throw StorageError.corrupt(
-                        path: journalPath, reason: "the record for revision \(record.revision) does not follow revision \(snapshot.revision)")
-                }
-                snapshot.revision = record.revision
-            }
+            try Self.replay(contents.records, onto: &snapshot, path: journalPath)
             let journal = JournalFile(path: journalPath, faults: faults)
             try journal.open(keeping: contents.validLength)
+            // The journal may have just been created: make its directory entry durable.
+            try file.syncDirectory()
             file.removeLeftoverTemp()
             let snapshotBytes = stored?.count ?? 0
             let disk = onQueue()
@@ -100,6 +96,22 @@ public final class FileListStore: ListStore {
         } catch {
             lock.abandon()
             throw error
+        }
+    }
+
+    /// Applies journal records on top of a snapshot: records at or below the snapshot's revision may only come
+    /// first (left from before the last compaction) and are skipped; the rest must follow one another exactly.
+    static func replay(_ records: [RevisionedChange], onto snapshot: inout ListSnapshot, path: String) throws(StorageError) {
+        let base = snapshot.revision
+        var replaying = false
+        for record in records {
+            if !replaying, record.revision <= base { continue }
+            replaying = true
+            guard record.revision == snapshot.revision + 1, snapshot.items.apply(record.change) else {
+                throw .corrupt(
+                    path: path, reason: "the record for revision \(record.revision) does not follow revision \(snapshot.revision)")
+            }
+            snapshot.revision = record.revision
         }
     }
 
@@ -174,10 +186,7 @@ public final class FileListStore: ListStore {
             let previous = try file.read()
             var snapshot = try previous.map { bytes throws(StorageError) in try SnapshotCodec.decode(bytes, path: file.path) }
                 ?? ListSnapshot()
-            for record in try JournalFile.read(path: journalPath).records where record.revision > snapshot.revision {
-                snapshot.items.apply(record.change)
-                snapshot.revision = record.revision
-            }
+            try Self.replay(try JournalFile.read(path: journalPath).records, onto: &snapshot, path: journalPath)
             let bytes = SnapshotCodec.encode(snapshot)
             try file.replace(with: bytes) { previous }
             // The new snapshot is durable: the journal's records are all at or below its revision now.
@@ -185,6 +194,8 @@ public final class FileListStore: ListStore {
             disk.snapshotBytes = bytes.count
             disk.compactAt = max(bytes.count, compactionMinimumBytes)
         } catch {
+            // A journal whose truncation failed has an unknown length: appending to it could lose records.
+            if journal.damaged { disk.broken = error }
             disk.compactAt = journal.length * 2
         }
     }

@@ -38,7 +38,7 @@ final class JournalFile {
     static func read(path: String) throws(StorageError) -> Contents {
         guard let bytes = try FileBytes.read(path) else { return Contents() }
         let lines = try LineChunks.map(bytes, from: 0, firstLineNumber: 1) { line throws(StorageError) in
-            (line.bytes.startIndex, line.number, Self.record(line.bytes))
+            (line.bytes.startIndex, line.number, try Self.record(line.bytes, line: line.number, path: path))
         }
         var contents = Contents()
         for (index, line) in lines.enumerated() {
@@ -57,9 +57,23 @@ final class JournalFile {
         return contents
     }
 
-    private static func record(_ bytes: ArraySlice<UInt8>) -> RevisionedChange? {
-        guard let value = try? JSONParser.parse(bytes) else { return nil }
-        return RevisionedChange(json: value)
+    /// One journal line: `nil` when it is not a whole record (what a torn write leaves); a record that is whole but
+    /// breaks the model's rules (an untrimmed, blank or control-character title, an item revision other than the
+    /// record's) is corruption, wherever it stands.
+    private static func record(_ bytes: ArraySlice<UInt8>, line: Int, path: String) throws(StorageError) -> RevisionedChange? {
+        guard let value = try? JSONParser.parse(bytes), let record = RevisionedChange(json: value) else { return nil }
+        switch record.change {
+        case .added(let item), .updated(let item):
+            guard case .success(let title) = Title.validate(item.title), title == item.title else {
+                throw .corrupt(path: path, reason: "line \(line): the item's title breaks the title rules")
+            }
+            guard item.revision == record.revision else {
+                throw .corrupt(path: path, reason: "line \(line): the item's revision \(item.revision) is not the record's \(record.revision)")
+            }
+        case .removed:
+            break
+        }
+        return record
     }
 
     /// The line for `change`, with its LF.
@@ -91,19 +105,22 @@ final class JournalFile {
             if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
             length = before + bytes.count
         } catch {
-            do throws(StorageError) {
-                try truncate(to: before)
-            } catch {
-                damaged = true
-            }
+            try? truncate(to: before)
             throw error
         }
     }
 
-    /// Cuts the journal to `newLength` bytes and syncs it.
+    /// Cuts the journal to `newLength` bytes and syncs it. On failure the journal's true length is unknown, so it
+    /// is marked `damaged`.
     func truncate(to newLength: Int) throws(StorageError) {
-        if retryingEINTR({ ftruncate(fd, off_t(newLength)) }) != 0 { throw .io(call: "ftruncate", path: path, errno: errno) }
-        if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
-        length = newLength
+        do throws(StorageError) {
+            try faults?.check(.truncate)
+            if retryingEINTR({ ftruncate(fd, off_t(newLength)) }) != 0 { throw .io(call: "ftruncate", path: path, errno: errno) }
+            if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
+            length = newLength
+        } catch {
+            damaged = true
+            throw error
+        }
     }
 }

@@ -1,7 +1,7 @@
 /// Durable (or not) storage for one list: load it once, then commit changes on top of a revision.
 ///
-/// Adapters: `MemoryListStore` (ephemeral, for tests and `--store memory`) and `FileListStore` (a JSON snapshot
-/// replaced atomically; protocol/STORAGE.md). Blocking I/O and fsync never run on the cooperative thread pool.
+/// Adapters: `MemoryListStore` (ephemeral, for tests and `--store memory`) and `FileListStore` (a snapshot plus an
+/// append-only journal, compacted; protocol/STORAGE.md). Blocking I/O and fsync never run on the cooperative thread pool.
 public protocol ListStore: Sendable {
     /// Loads the stored list; a store that does not exist yet is an empty list at revision 0.
     /// - Throws: `StorageError` when the data cannot be read or is refused (corrupt, duplicate ids, unknown format);

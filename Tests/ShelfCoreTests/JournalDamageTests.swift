@@ -1,0 +1,52 @@
+import Foundation
+import ShelfCore
+import Testing
+
+/// A journal whose length is unknown (a truncation failed) must take no more appends: a record written after a
+/// hole could be lost or refused at the next start.
+@Suite struct JournalDamageTests {
+    @Test("a failed journal cut after a failed append stops all writes until the store is opened again")
+    // The only way a failed save can outlive a restart: the append failed and the cut that undoes it failed too.
+    func failedCutAfterFailedAppend() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let faults = FileFaults()
+        let store = FileListStore(path: files.path, faults: faults)
+        _ = try await store.load()
+        #expect(await commit(store, addCommit(1, base: 0)).error == nil)
+        faults.arm(.fsync)
+        faults.arm(.truncate)
+        #expect(await commit(store, addCommit(2, base: 1)).error == .injected("fsync"))
+        // Damaged: even a commit on the right base is refused now.
+        #expect(await commit(store, addCommit(2, base: 1)).error == .injected("fsync"))
+
+        // A double fault: the failed change may or may not be in the file (here it is, whole); either way the store
+        // opens consistent and takes the next change.
+        let reopened = FileListStore(path: files.path)
+        let list = try await reopened.load()
+        #expect(list.revision == 2)
+        #expect(await commit(reopened, addCommit(3, base: 2)).error == nil)
+    }
+
+    @Test("a failed journal cut after a compaction stops all writes; the files still load with every acknowledged change")
+    func failedCutAfterCompaction() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let faults = FileFaults()
+        let store = FileListStore(path: files.path, faults: faults, compactionMinimumBytes: 256)
+        _ = try await store.load()
+        faults.arm(.truncate)
+        var acknowledged: Revision = 0
+        var refused = false
+        for n in UInt64(1)...20 {
+            switch await commit(store, addCommit(n, base: acknowledged)) {
+            case .success: acknowledged = n
+            case .failure: refused = true
+            }
+            if refused { break }
+        }
+        #expect(refused, "the cut after the first compaction failed, so a later commit is refused")
+        let reopened = FileListStore(path: files.path)
+        #expect(try await reopened.load().revision == acknowledged)
+    }
+}

@@ -1,0 +1,594 @@
+import Foundation
+import ShelfCore
+import Testing
+
+/// The log-structured `FileListStore` (protocol/STORAGE.md): commits appended to `<path>.journal` and replayed on
+/// load, torn tails cut, corrupt journals refused, compaction into a format 2 snapshot (and its failures), group
+/// commit; plus `ListSnapshot.apply`, which every store uses to apply a commit.
+/// Each test works in a fresh directory under the system temp directory and removes it at the end.
+struct JournalStoreTests {
+    /// Book 1 and Book 2, added at revisions 1 and 2: the journal's first two records.
+    static let twoRecords = Stored.added(1, revision: 1) + Stored.added(2, revision: 2)
+
+    private func twoItems() throws -> ListSnapshot {
+        try snapshot(revision: 2, [item(1, "Book 1", revision: 1), item(2, "Book 2", revision: 2)])
+    }
+
+    /// What a store compacting at `minimum` bytes should have on disk, by the rule in protocol/STORAGE.md: the
+    /// journal is compacted once it is longer than max(snapshot, minimum); a failed compaction is retried once the
+    /// journal has doubled.
+    private struct Expected {
+        let minimum: Int
+        var list: ListSnapshot
+        /// The snapshot file's text (nil: no file).
+        var snapshot: String?
+        /// The journal's text.
+        var journal = ""
+        var compactAt: Int
+
+        init(minimum: Int, list: ListSnapshot = ListSnapshot(), snapshot: String? = nil) {
+            self.minimum = minimum
+            self.list = list
+            self.snapshot = snapshot
+            compactAt = max(snapshot?.utf8.count ?? 0, minimum)
+        }
+
+        /// `list` as a format 2 snapshot, written out by hand.
+        var listText: String { Stored.snapshot(revision: list.revision, list.items.items.map(Stored.item(of:))) }
+
+        /// Whether appending `line` makes a compaction due.
+        func due(after line: String) -> Bool { journal.utf8.count + line.utf8.count > compactAt }
+
+        /// Appends `line`, and compacts if due (or records the failed attempt).
+        mutating func append(_ line: String, compactionFails: Bool) {
+            let due = due(after: line)
+            journal += line
+            guard due else { return }
+            if compactionFails {
+                compactAt = journal.utf8.count * 2
+            } else {
+                let text = listText
+                snapshot = text
+                journal = ""
+                compactAt = max(text.utf8.count, minimum)
+            }
+        }
+    }
+
+    /// Commits `add n` on top of `expected`, waits until the store is idle (compaction included), updates
+    /// `expected` and checks the files against it. When `failing` is given and the commit makes a compaction due,
+    /// that step is armed inside the commit's completion: after the append, before the compaction.
+    /// - Returns: whether a compaction was due after this commit.
+    private func addAndSettle(
+        _ n: UInt64, _ store: FileListStore, _ files: StoreFiles, _ expected: inout Expected,
+        failing: (FileFaults, FileFaults.Step)? = nil
+    ) async throws -> Bool {
+        let change = addCommit(n, base: expected.list.revision)
+        let line = Stored.added(n, revision: change.resultingRevision)
+        let due = expected.due(after: line)
+        let arming = due ? failing : nil
+        let result: Result<Void, StorageError> = await withCheckedContinuation { continuation in
+            store.enqueue(change) { result in
+                if let (faults, step) = arming { faults.arm(step) }
+                continuation.resume(returning: result)
+            }
+        }
+        try result.get()
+        try expected.list.apply(change, path: "expected")
+        expected.append(line, compactionFails: arming != nil)
+        #expect(await settle(store) == .baseMismatch(expected: .max, actual: expected.list.revision))
+        #expect(files.text(files.path) == expected.snapshot, "after commit \(n)")
+        #expect(files.text(files.journal) == expected.journal, "after commit \(n)")
+        #expect(!files.exists(files.temp), "after commit \(n)")
+        return due
+    }
+
+    // MARK: - Appending and replaying
+
+    @Test("each commit appends one line per change to the journal, and a reload replays them exactly")
+    func appendAndReplay() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let store = FileListStore(path: files.path)
+        _ = try await store.load()
+        let read = item(1, "Book 1", isRead: true, revision: 3)
+        let quoted = Item(
+            id: SequentialIDs.id(3), title: "Quotes \" and \\ / ünïcødé 📚", isRead: false,
+            addedAt: Timestamp.truncated(Date(timeIntervalSince1970: 1_800_000_000.002_9)), revision: 5)
+
+        try await commit(store, addCommit(1, base: 0)).get()
+        try await commit(store, addCommit(2, base: 1)).get()
+        try await commit(store, StoreCommit(generation: 0, base: 2, changes: [
+            RevisionedChange(revision: 3, change: .updated(read)),
+            RevisionedChange(revision: 4, change: .removed(SequentialIDs.id(2))),
+        ])).get()
+        try await commit(store, StoreCommit(generation: 7, base: 4, changes: [
+            RevisionedChange(revision: 5, change: .added(quoted)),
+        ])).get()
+
+        #expect(files.text(files.journal) == Self.twoRecords
+            + Stored.record(3, "updated", Stored.item(1, "Book 1", isRead: true, revision: 3))
+            + Stored.removal(4, 2)
+            + Stored.record(5, "added", Stored.item(3, #"Quotes \" and \\ / ünïcødé 📚"#, revision: 5,
+                                                    addedAt: "2027-01-15T08:00:00.002Z")))
+        #expect(!files.exists(files.path))
+
+        let reloaded = try await FileListStore(path: files.path).load()
+
+        #expect(reloaded == (try snapshot(revision: 5, [read, quoted])))
+        #expect(reloaded.items.items.map(\.addedAt) == [read.addedAt, quoted.addedAt])
+        #expect(reloaded.items.items.map { Timestamp.format($0.addedAt) }
+            == [FixedClock.startText, "2027-01-15T08:00:00.002Z"])
+    }
+
+    // MARK: - Torn tails and corruption
+
+    static let tornTails: [(String, [UInt8])] = [
+        ("garbage without a newline", Array("garbage".utf8)),
+        ("half a record", Array(#"{"revision":3,"change":{"kind":"added","it"#.utf8)),
+        ("NUL bytes", [UInt8](repeating: 0, count: 16)),
+        ("a whole record without its newline", Array(Stored.added(3, revision: 3).dropLast().utf8)),
+        ("a last line that is not a record", Array((#"{"revision":3}"# + "\n").utf8)),
+        ("half a record, a newline, then NUL bytes", Array((#"{"revision":3,"cha"# + "\n").utf8) + [0, 0, 0, 0]),
+    ]
+
+    @Test("a torn last record is tolerated on load and cut off, and the next commit appends cleanly", arguments: tornTails)
+    func tornTail(what: String, tail: [UInt8]) async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let valid = Array(Self.twoRecords.utf8)
+        try files.write(valid + tail, to: files.journal)
+        let store = FileListStore(path: files.path)
+
+        let loaded = try await store.load()
+
+        #expect(loaded == (try twoItems()), "\(what)")
+        #expect(files.bytes(files.journal) == valid, "\(what)")
+        #expect(files.length(files.journal) == valid.count)
+        try await commit(store, addCommit(3, base: 2)).get()
+        #expect(files.text(files.journal) == Self.twoRecords + Stored.added(3, revision: 3), "\(what)")
+        let reloaded = try await FileListStore(path: files.path).load()
+        #expect(reloaded.revision == 3)
+        #expect(reloaded.items.items.map(\.title) == ["Book 1", "Book 2", "Book 3"])
+    }
+
+    @Test("a journal that is nothing but a torn record loads as an empty list and is emptied")
+    func tornOnly() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        try files.write([0, 0, 0] + Array(#"{"revision":1,"#.utf8), to: files.journal)
+
+        let loaded = try await FileListStore(path: files.path).load()
+
+        #expect(loaded == ListSnapshot())
+        #expect(files.bytes(files.journal) == [])
+    }
+
+    @Test("a bad record followed by a good one is refused as corrupt, naming the journal and the line; nothing is touched",
+          arguments: [
+              ("garbage", Stored.added(1, revision: 1) + "garbage\n" + Stored.added(2, revision: 2), 2, 3),
+              ("NUL bytes", Stored.added(1, revision: 1) + "\0\0\0\0\n" + Stored.added(2, revision: 2), 2, 3),
+              ("an empty line", Stored.added(1, revision: 1) + "\n" + Stored.added(2, revision: 2), 2, 3),
+              ("an unknown kind", Stored.added(1, revision: 1)
+                  + #"{"revision":2,"change":{"kind":"renamed","id":"00000000-0000-0000-0000-000000000001"}}"# + "\n"
+                  + Stored.added(2, revision: 2), 2, 3),
+              ("a record without its revision", Stored.added(1, revision: 1)
+                  + #"{"change":{"kind":"removed","id":"00000000-0000-0000-0000-000000000001"}}"# + "\n"
+                  + Stored.added(2, revision: 2), 2, 3),
+              ("a bad first line", "{}\n" + Stored.added(1, revision: 1), 1, 2),
+              ("two bad lines, then a good one and a torn tail", Stored.added(1, revision: 1) + #"{"revision":2,"ch"# + "\n"
+                  + "\0\0\n" + Stored.added(2, revision: 2) + #"{"revision":3"#, 2, 4),
+          ])
+    func corruptMiddle(what: String, journal: String, bad: Int, good: Int) async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        try files.write(journal, to: files.journal)
+
+        let error = await loadResult(FileListStore(path: files.path)).error
+
+        let reason = "line \(bad) is not a valid record, but line \(good) after it is"
+        #expect(error == .corrupt(path: files.journal, reason: reason), "\(what)")
+        #expect(error?.description.hasPrefix(files.journal + " is not a valid Shelf list (" + reason + ")") == true)
+        #expect(files.text(files.journal) == journal)
+        #expect(files.names() == ["reading-list.json.journal"])
+    }
+
+    @Test("a journal whose records do not follow on from the list is refused, naming the revision; nothing is touched",
+          arguments: [
+              ("a revision skipped", nil, Stored.added(1, revision: 1) + Stored.added(3, revision: 3), 3, 1),
+              ("a first record that is not revision 1", nil, Stored.added(2, revision: 2), 2, 0),
+              ("the same item added twice", nil,
+               Stored.added(1, revision: 1) + Stored.record(2, "added", Stored.item(1, "Again", revision: 2)), 2, 1),
+              ("an update of a missing item", nil,
+               Stored.added(1, revision: 1) + Stored.record(2, "updated", Stored.item(5, "Gone", revision: 2)), 2, 1),
+              ("a removal of a missing item", nil, Stored.added(1, revision: 1) + Stored.removal(2, 5), 2, 1),
+              ("a gap after the snapshot",
+               Stored.snapshot(revision: 2, [Stored.item(1, "Book 1", revision: 1), Stored.item(2, "Book 2", revision: 2)]),
+               twoRecords + Stored.added(4, revision: 4), 4, 2),
+          ] as [(String, String?, String, Int, Int)])
+    func gap(what: String, snapshotText: String?, journal: String, record: Int, follows: Int) async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        if let snapshotText { try files.write(snapshotText, to: files.path) }
+        try files.write(journal, to: files.journal)
+
+        let error = await loadResult(FileListStore(path: files.path)).error
+
+        #expect(error == .corrupt(path: files.journal, reason: "the record for revision \(record) does not follow revision \(follows)"),
+                "\(what)")
+        #expect(files.text(files.journal) == journal)
+        #expect(files.text(files.path) == snapshotText)
+        #expect(files.names() == (snapshotText == nil ? [] : ["reading-list.json"]) + ["reading-list.json.journal"])
+    }
+
+    @Test("records at or below the snapshot's revision are skipped: a crash between compaction's rename and the journal's truncation loses nothing",
+          arguments: [3, 4, 5] as [Revision])
+    func recordsCoveredBySnapshot(journalUpTo: Revision) async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        // The history: add 1, add 2, mark 1 read, remove 2, add 3. The snapshot was compacted at revision 3.
+        let read = item(1, "Book 1", isRead: true, revision: 3)
+        let history = [
+            addCommit(1, base: 0), addCommit(2, base: 1),
+            StoreCommit(generation: 0, base: 2, changes: [RevisionedChange(revision: 3, change: .updated(read))]),
+            StoreCommit(generation: 0, base: 3, changes: [RevisionedChange(revision: 4, change: .removed(SequentialIDs.id(2)))]),
+            addCommit(3, base: 4),
+        ]
+        let lines = [
+            Stored.added(1, revision: 1), Stored.added(2, revision: 2),
+            Stored.record(3, "updated", Stored.item(1, "Book 1", isRead: true, revision: 3)), Stored.removal(4, 2),
+            Stored.added(3, revision: 5),
+        ]
+        try files.write(Stored.snapshot(revision: 3, [
+            Stored.item(1, "Book 1", isRead: true, revision: 3), Stored.item(2, "Book 2", revision: 2),
+        ]), to: files.path)
+        let journal = lines.prefix(Int(journalUpTo)).joined()
+        try files.write(journal, to: files.journal)
+        var expected = ListSnapshot()
+        for change in history.prefix(Int(journalUpTo)) { try expected.apply(change, path: "expected") }
+        let store = FileListStore(path: files.path)
+
+        let loaded = try await store.load()
+
+        #expect(loaded == expected)
+        #expect(loaded.revision == journalUpTo)
+        #expect(files.text(files.journal) == journal)
+        try await commit(store, addCommit(4, base: journalUpTo)).get()
+        #expect(files.text(files.journal) == journal + Stored.added(4, revision: journalUpTo + 1))
+        try expected.apply(addCommit(4, base: journalUpTo), path: "expected")
+        #expect(try await FileListStore(path: files.path).load() == expected)
+    }
+
+    // MARK: - Compaction
+
+    @Test("once the journal outgrows max(snapshot, minimum), it is compacted into a format 2 snapshot and emptied")
+    func compaction() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let store = FileListStore(path: files.path, compactionMinimumBytes: 1024)
+        _ = try await store.load()
+        var expected = Expected(minimum: 1024)
+        var compactedAt: [UInt64] = []
+
+        for n in UInt64(1)...40 {
+            if try await addAndSettle(n, store, files, &expected) { compactedAt.append(n) }
+        }
+
+        // Records of 176 to 179 bytes; snapshots of 804, 1580, 2750 bytes push the next compaction out.
+        #expect(compactedAt == [6, 12, 21, 37])
+        let text = try #require(files.text(files.path))
+        #expect(text.hasPrefix(#"{"format":2,"revision":37,"items":37}"# + "\n"))
+        #expect(text.split(separator: "\n").count == 38)
+        #expect(text == String(decoding: SnapshotCodec.encode(try snapshot(revision: 37,
+            (1...37).map { item($0, "Book \($0)", revision: $0) })), as: UTF8.self))
+        #expect(files.text(files.journal) == (UInt64(38)...40).map { Stored.added($0, revision: $0) }.joined())
+        #expect(try await FileListStore(path: files.path).load() == expected.list)
+    }
+
+    @Test("a compaction that fails does not fail the commit, leaves a loadable consistent pair, and a later one succeeds",
+          arguments: [FileFaults.Step.write, .fsync, .rename, .syncDirectory], [false, true])
+    func failedCompaction(step: FileFaults.Step, afterEarlierCompaction: Bool) async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let faults = FileFaults()
+        let store = FileListStore(path: files.path, faults: faults, compactionMinimumBytes: 1024)
+        _ = try await store.load()
+        var expected = Expected(minimum: 1024)
+        var n: UInt64 = 0
+        if afterEarlierCompaction {
+            repeat { n += 1 } while try await !addAndSettle(n, store, files, &expected)
+        }
+        let snapshotBefore = files.text(files.path)
+
+        repeat { n += 1 } while try await !addAndSettle(n, store, files, &expected, failing: (faults, step))
+        let failedAt = n
+
+        // The old snapshot (or none) and the whole journal: still a consistent pair.
+        #expect(files.text(files.path) == snapshotBefore)
+        #expect(try await FileListStore(path: files.path).load() == expected.list)
+
+        repeat { n += 1 } while try await !addAndSettle(n, store, files, &expected)
+
+        #expect([failedAt, n] == (afterEarlierCompaction ? [12, 18] : [6, 12]))
+        #expect(files.text(files.path) == expected.listText)
+        #expect(files.bytes(files.journal) == [])
+        #expect(try await FileListStore(path: files.path).load() == expected.list)
+        _ = try await addAndSettle(n + 1, store, files, &expected)
+        #expect(files.text(files.journal) == Stored.added(n + 1, revision: n + 1))
+    }
+
+    @Test("a format 1 snapshot loads, and the next compaction rewrites it as format 2")
+    func format1Rewritten() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let format1 = #"{"format":1,"items":[\#(Stored.item(1, "Book 1", revision: 1)),\#(Stored.item(2, "Book 2", revision: 2))],"revision":2}"#
+        try files.write(format1, to: files.path)
+        let store = FileListStore(path: files.path, compactionMinimumBytes: 1024)
+
+        let loaded = try await store.load()
+
+        #expect(loaded == (try twoItems()))
+        var expected = Expected(minimum: 1024, list: loaded, snapshot: format1)
+        var n: UInt64 = 2
+        repeat { n += 1 } while try await !addAndSettle(n, store, files, &expected)
+
+        #expect(n == 8)
+        #expect(files.text(files.path) == Stored.snapshot(revision: 8, (1...8).map { Stored.item($0, "Book \($0)", revision: $0) }))
+        #expect(files.bytes(files.journal) == [])
+        #expect(try await FileListStore(path: files.path).load() == expected.list)
+    }
+
+    // MARK: - Failed appends
+
+    @Test("a failed append answers the commit's failure, leaves the journal length unchanged, and the next commit works",
+          arguments: [FileFaults.Step.write, .fsync])
+    func failedAppend(step: FileFaults.Step) async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let faults = FileFaults()
+        let store = FileListStore(path: files.path, faults: faults)
+        _ = try await store.load()
+        try await commit(store, addCommit(1, base: 0)).get()
+        try await commit(store, addCommit(2, base: 1)).get()
+
+        faults.arm(step)
+        let failed = await commit(store, addCommit(3, base: 2))
+
+        #expect(failed.error == .injected(step.rawValue))
+        #expect(files.text(files.journal) == Self.twoRecords)
+        #expect(files.length(files.journal) == Self.twoRecords.utf8.count)
+        // A commit built on the failed one is refused: the store is still at revision 2.
+        #expect(await commit(store, addCommit(4, base: 3)).error == .baseMismatch(expected: 3, actual: 2))
+        try await commit(store, addCommit(3, base: 2)).get()
+        #expect(files.text(files.journal) == Self.twoRecords + Stored.added(3, revision: 3))
+        #expect(try await FileListStore(path: files.path).load().revision == 3)
+    }
+
+    @Test("commits queued behind a failed append all fail, and none of them is stored")
+    func queuedBehindFailedAppend() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let faults = FileFaults()
+        let store = FileListStore(path: files.path, faults: faults)
+        _ = try await store.load()
+
+        faults.arm(.write)
+        let results = await commitAll(store, (1...5).map { addCommit($0, base: $0 - 1) })
+
+        // Commits in the failed batch share its error; later batches are on a base the store never reached.
+        #expect(results[0].error == .injected("write"))
+        for (index, result) in results.enumerated().dropFirst() {
+            let error = result.error
+            #expect(error == .injected("write") || error == .baseMismatch(expected: Revision(index), actual: 0), "commit \(index + 1)")
+        }
+        #expect(files.bytes(files.journal) == [])
+        try await commit(store, addCommit(1, base: 0)).get()
+        #expect(files.text(files.journal) == Stored.added(1, revision: 1))
+    }
+
+    // MARK: - Group commit
+
+    @Test("many commits enqueued back to back are all stored, in order, one line each")
+    func groupCommit() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let store = FileListStore(path: files.path)
+        _ = try await store.load()
+
+        let results = await commitAll(store, (1...60).map { addCommit($0, base: $0 - 1) })
+
+        #expect(results.allSatisfy { $0.error == nil })
+        let text = try #require(files.text(files.journal))
+        #expect(text == (UInt64(1)...60).map { Stored.added($0, revision: $0) }.joined())
+        let revisions = try text.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["revision"] as? Int
+        }
+        #expect(revisions == Array(1...60))
+        let reloaded = try await FileListStore(path: files.path).load()
+        #expect(reloaded.revision == 60)
+        #expect(reloaded.items.items.map(\.title) == (1...60).map { "Book \($0)" })
+    }
+
+    @Test("a commit on the wrong base in the middle of a group is refused alone")
+    func groupWithBadBase() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let store = FileListStore(path: files.path)
+        _ = try await store.load()
+
+        let results = await commitAll(store, [addCommit(1, base: 0), addCommit(9, base: 7), addCommit(2, base: 1)])
+
+        #expect(results.map(\.error) == [nil, .baseMismatch(expected: 7, actual: 1), nil])
+        #expect(files.text(files.journal) == Self.twoRecords)
+    }
+
+    @Test("group commits and compactions interleaved keep every change, in order")
+    func groupCommitWithCompaction() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let store = FileListStore(path: files.path, compactionMinimumBytes: 1024)
+        _ = try await store.load()
+        var expected = ListSnapshot()
+        var commits: [StoreCommit] = []
+        for n in UInt64(1)...300 {
+            let change: StoreCommit
+            if n % 3 == 0 {
+                let target = SequentialIDs.id(n - 1)
+                change = StoreCommit(generation: 0, base: expected.revision, changes: [
+                    RevisionedChange(revision: expected.revision + 1, change: .removed(target)),
+                ])
+            } else {
+                change = addCommit(n, base: expected.revision)
+            }
+            try expected.apply(change, path: "expected")
+            commits.append(change)
+        }
+
+        let results = await commitAll(store, commits)
+
+        #expect(results.allSatisfy { $0.error == nil })
+        #expect(await settle(store) == .baseMismatch(expected: .max, actual: 300))
+        #expect(expected.items.count == 100)
+        #expect(files.exists(files.path))
+        #expect(try await FileListStore(path: files.path).load() == expected)
+    }
+
+    // MARK: - ListSnapshot.apply
+
+    static let unfitting: [(String, [RevisionedChange], StorageError)] = [
+        ("an update of a missing item", [
+            RevisionedChange(revision: 3, change: .added(item(3, "C", revision: 3))),
+            RevisionedChange(revision: 4, change: .updated(item(9, "Z", revision: 4))),
+        ], .corrupt(path: "memory", reason: "change at revision 4 does not apply")),
+        ("a removal of a missing item", [
+            RevisionedChange(revision: 3, change: .added(item(3, "C", revision: 3))),
+            RevisionedChange(revision: 4, change: .removed(SequentialIDs.id(9))),
+        ], .corrupt(path: "memory", reason: "change at revision 4 does not apply")),
+        ("the same item added twice in one commit", [
+            RevisionedChange(revision: 3, change: .added(item(3, "C", revision: 3))),
+            RevisionedChange(revision: 4, change: .added(item(3, "C again", revision: 4))),
+        ], .corrupt(path: "memory", reason: "change at revision 4 does not apply")),
+        ("an update of an item the commit removed", [
+            RevisionedChange(revision: 3, change: .removed(SequentialIDs.id(1))),
+            RevisionedChange(revision: 4, change: .updated(item(1, "A", isRead: true, revision: 4))),
+        ], .corrupt(path: "memory", reason: "change at revision 4 does not apply")),
+        ("a revision that skips one", [
+            RevisionedChange(revision: 3, change: .added(item(3, "C", revision: 3))),
+            RevisionedChange(revision: 5, change: .added(item(4, "D", revision: 5))),
+        ], .corrupt(path: "memory", reason: "change at revision 5 does not apply")),
+    ]
+
+    @Test("a commit whose second change does not fit leaves the snapshot and the memory store unchanged",
+          arguments: unfitting)
+    func applyRefusesWhole(what: String, changes: [RevisionedChange], error: StorageError) async throws {
+        let before = try twoItems()
+        var target = before
+        let change = StoreCommit(generation: 0, base: 2, changes: changes)
+
+        #expect(throws: error, "\(what)") { try target.apply(change, path: "memory") }
+        #expect(target == before)
+
+        let store = MemoryListStore(initial: before)
+        #expect(await commit(store, change).error == error)
+        #expect(store.stored == before)
+        try await commit(store, addCommit(3, base: 2)).get()
+        #expect(store.stored.revision == 3)
+    }
+
+    @Test("apply checks the base, and applies a fitting commit in order, in place")
+    func applyInPlace() throws {
+        var target = try twoItems()
+        let copy = target
+
+        #expect(throws: StorageError.baseMismatch(expected: 1, actual: 2)) {
+            try target.apply(addCommit(3, base: 1), path: "memory")
+        }
+        #expect(target == copy)
+
+        let back = item(1, "A back", revision: 4)
+        try target.apply(StoreCommit(generation: 0, base: 2, changes: [
+            RevisionedChange(revision: 3, change: .removed(SequentialIDs.id(1))),
+            RevisionedChange(revision: 4, change: .added(back)),
+            RevisionedChange(revision: 5, change: .updated(item(2, "Book 2", isRead: true, revision: 5))),
+        ]), path: "memory")
+
+        #expect(target == (try snapshot(revision: 5, [item(2, "Book 2", isRead: true, revision: 5), back])))
+        #expect(copy == (try twoItems()))
+    }
+
+    // MARK: - Journal records are checked like snapshot items
+
+    @Test("a journal record whose item breaks a snapshot rule is refused on load, naming the journal",
+          arguments: [
+              ("an untrimmed title", Stored.record(1, "added", Stored.item(1, " padded ", revision: 1))),
+              ("a blank title", Stored.record(1, "added", Stored.item(1, "", revision: 1))),
+              ("a control character", Stored.record(1, "added", Stored.item(1, #"A\u0007B"#, revision: 1))),
+              ("an item revision above the record's", Stored.record(1, "added", Stored.item(1, "A", revision: 7))),
+          ])
+    func journalItemRules(what: String, journal: String) async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        try files.write(journal, to: files.journal)
+
+        let error = await loadResult(FileListStore(path: files.path)).error
+
+        guard case .corrupt(let path, _)? = error else {
+            Issue.record("\(what): expected the journal to be refused as corrupt, got \(String(describing: error))")
+            return
+        }
+        #expect(path == files.journal)
+        #expect(files.text(files.journal) == journal)
+    }
+
+    @Test("a record whose revision goes back is refused, not skipped")
+    func revisionGoingBack() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let journal = Self.twoRecords + Stored.added(1, revision: 1)
+        try files.write(journal, to: files.journal)
+
+        let error = await loadResult(FileListStore(path: files.path)).error
+
+        #expect(error == .corrupt(path: files.journal, reason: "the record for revision 1 does not follow revision 2"))
+        #expect(files.text(files.journal) == journal)
+    }
+
+    // MARK: - Over a reading list
+
+    @Test("a reading list over the file store, with and without compaction, reloads to the identical snapshot",
+          arguments: [1024, 1 << 20])
+    func readingListScenario(compactionMinimumBytes: Int) async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let clock = FixedClock()
+        let store = FileListStore(path: files.path, compactionMinimumBytes: compactionMinimumBytes)
+        let list = try await makeList(store: store, clock: clock)
+        var ids: [UUID] = []
+        for n in 0..<20 {
+            ids.append(try await list.apply(.add(title: n % 4 == 0 ? "Quote \" \\ / ✓ \(n)" : "Book \(n)")).id)
+            clock.advance(by: 86_400.000_7)
+        }
+        _ = try await list.apply(.toggle(id: ids[1]))
+        _ = try await list.apply(.toggle(id: ids[1]))
+        _ = try await list.apply(.toggle(id: ids[2]))
+        _ = try await list.apply(.setRead(id: ids[3], isRead: true))
+        _ = try await list.apply(.rename(id: ids[5], title: "  Renamed / inside  "))
+        _ = try await list.apply(.remove(id: ids[0]))
+        _ = try await list.apply(.remove(id: ids[19]))
+        _ = try await list.apply(.add(title: "Last"))
+        let final = await list.snapshot()
+        #expect(final.revision == 28)
+        #expect(final.items.count == 19)
+        #expect(final.items[ids[5]]?.title == "Renamed / inside")
+        #expect(await settle(store) == .baseMismatch(expected: .max, actual: 28))
+        #expect(files.exists(files.path) == (compactionMinimumBytes == 1024))
+
+        let reopened = try await makeList(store: FileListStore(path: files.path))
+
+        let reloaded = await reopened.snapshot()
+        #expect(reloaded == final)
+        #expect(reloaded.items.items.map { Timestamp.format($0.addedAt) }
+            == final.items.items.map { Timestamp.format($0.addedAt) })
+        #expect(await reopened.revision == 28)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import ShelfCore
+
+/// A fresh directory for one file store: the paths of its four files (protocol/STORAGE.md), and byte-level reads
+/// and writes of them. Call `remove()` at the end of the test.
+struct StoreFiles {
+    let dir: TempDirectory
+    /// The snapshot, `reading-list.json`.
+    let path: String
+    /// `reading-list.json.journal`.
+    let journal: String
+    /// `.reading-list.json.tmp`, where compaction writes the new snapshot before the rename.
+    let temp: String
+    /// `.reading-list.json.lock`.
+    let lock: String
+
+    init() throws {
+        dir = try TempDirectory()
+        path = dir.path("reading-list.json")
+        journal = dir.path("reading-list.json.journal")
+        temp = dir.path(".reading-list.json.tmp")
+        lock = dir.path(".reading-list.json.lock")
+    }
+
+    func remove() { dir.remove() }
+
+    /// The file's bytes, or nil when it does not exist.
+    func bytes(_ path: String) -> [UInt8]? { FileManager.default.contents(atPath: path).map { [UInt8]($0) } }
+
+    /// The file's text, or nil when it does not exist.
+    func text(_ path: String) -> String? { bytes(path).map { String(decoding: $0, as: UTF8.self) } }
+
+    func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
+
+    /// The file's length as the file system reports it, or nil when it does not exist.
+    func length(_ path: String) -> Int? {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue
+    }
+
+    /// The names in the directory, sorted.
+    func names() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: dir.url.path)) ?? []).sorted() }
+
+    func write(_ bytes: [UInt8], to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+
+    func write(_ text: String, to path: String) throws { try write(Array(text.utf8), to: path) }
+}
+
+/// The exact text the file store writes, built by hand from the documented shapes (protocol/STORAGE.md).
+enum Stored {
+    /// `item(n, title, …)` (TestHelpers) as stored: the wire `Item` shape, members in that order. `title` is the JSON
+    /// text between the quotes (escapes written by the caller).
+    static func item(
+        _ n: UInt64, _ title: String, isRead: Bool = false, revision: Revision, addedAt: String = FixedClock.startText
+    ) -> String {
+        #"{"id":"\#(SequentialIDs.id(n).wireString)","title":"\#(title)","isRead":\#(isRead),"addedAt":"\#(addedAt)","revision":\#(revision)}"#
+    }
+
+    /// `item` as stored; its title must need no escaping.
+    static func item(of item: Item) -> String {
+        #"{"id":"\#(item.id.wireString)","title":"\#(item.title)","isRead":\#(item.isRead),"addedAt":"\#(Timestamp.format(item.addedAt))","revision":\#(item.revision)}"#
+    }
+
+    /// A journal line for an added or updated item (with its LF).
+    static func record(_ revision: Revision, _ kind: String, _ item: String) -> String {
+        #"{"revision":\#(revision),"change":{"kind":"\#(kind)","item":\#(item)}}"# + "\n"
+    }
+
+    /// A journal line for a removal (with its LF).
+    static func removal(_ revision: Revision, _ n: UInt64) -> String {
+        #"{"revision":\#(revision),"change":{"kind":"removed","id":"\#(SequentialIDs.id(n).wireString)"}}"# + "\n"
+    }
+
+    /// The journal line adding `item(n, "Book n", revision: revision)`.
+    static func added(_ n: UInt64, revision: Revision) -> String {
+        record(revision, "added", item(n, "Book \(n)", revision: revision))
+    }
+
+    /// A format 2 snapshot: the header line, then one line per item.
+    static func snapshot(revision: Revision, _ items: [String]) -> String {
+        #"{"format":2,"revision":\#(revision),"items":\#(items.count)}"# + "\n" + items.map { $0 + "\n" }.joined()
+    }
+}
+
+/// The commit adding `item(n, "Book n")` on top of `base`.
+func addCommit(_ n: UInt64, base: Revision, title: String? = nil) -> StoreCommit {
+    let added = item(n, title ?? "Book \(n)", revision: base + 1)
+    return StoreCommit(generation: 0, base: base, changes: [RevisionedChange(revision: base + 1, change: .added(added))])
+}
+
+/// Waits until `store` has finished everything queued before, compaction included: a commit on a base the store is
+/// never at is refused without writing, and completions come in enqueue order after the earlier batch's compaction.
+/// Returns that refusal, so a caller can check the store's revision.
+func settle(_ store: FileListStore) async -> StorageError? {
+    await commit(store, StoreCommit(generation: 0, base: .max, changes: [])).error
+}
