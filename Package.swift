@@ -27,7 +27,9 @@ let package = Package(
         .target(name: "ShelfWire", dependencies: ["ShelfJSON", "ShelfCore"]),
         .target(name: "ShelfServer", dependencies: ["ShelfJSON", "ShelfCore", "ShelfWire", "ShelfSockets"]),
         .target(name: "ShelfClient", dependencies: ["ShelfJSON", "ShelfCore", "ShelfWire", "ShelfSockets"]),
-        .target(name: "ShelfCLI", dependencies: ["ShelfServer", "ShelfClient"]),
+        .target(
+            name: "ShelfCLI",
+            dependencies: ["ShelfServer", "ShelfClient", "ShelfWire", "ShelfCore", "ShelfJSON", "ShelfSockets"]),
         .executableTarget(name: "shelfd", dependencies: ["ShelfCLI"]),
         .executableTarget(name: "shelf", dependencies: ["ShelfCLI"]),
         .executableTarget(name: "shelf-bench", dependencies: ["ShelfSockets"]),

@@ -16,6 +16,9 @@ public actor ShelfClient {
     private var failure: ClientError?
     private let notificationSink: AsyncStream<RPCRequest>.Continuation
 
+    /// The longest reply line accepted, in bytes (1 GiB).
+    public static let maxReplyBytes = 1 << 30
+
     /// Requests the server sent without an id (notifications), in arrival order.
     public nonisolated let notifications: AsyncStream<RPCRequest>
 
@@ -94,7 +97,8 @@ public actor ShelfClient {
     }
 
     private func readLoop() async {
-        var framer = LineFramer()
+        // Replies have no size limit (a `list` of a large list): only a sanity bound.
+        var framer = LineFramer(maxLineBytes: Self.maxReplyBytes)
         var reason = "the server closed the connection"
         reading: while true {
             let bytes: [UInt8]
@@ -107,7 +111,7 @@ public actor ShelfClient {
             let events = bytes.isEmpty ? framer.finish() : framer.push(bytes)
             for event in events {
                 guard case .line(let line) = event else {
-                    reason = "an answer was longer than \(LineFramer.defaultMaxLineBytes) bytes"
+                    reason = "an answer was longer than \(Self.maxReplyBytes) bytes"
                     break reading
                 }
                 handle(line)
@@ -123,8 +127,14 @@ public actor ShelfClient {
             notificationSink.yield(RPCRequest(id: nil, method: method, params: object["params"]?.objectValue ?? JSONObject()))
             return
         }
-        guard let response = RPCResponse(json: value), case .number(let number) = response.id,
-              let id = number.int64, let waiter = waiters.removeValue(forKey: id)
+        guard let response = RPCResponse(json: value) else { return }
+        if response.id == .null, let oldest = waiters.keys.min(), let waiter = waiters.removeValue(forKey: oldest) {
+            // An error the server could not tie to an id (a line it could not read) answers the oldest call:
+            // replies come in request order.
+            waiter.resume(returning: response)
+            return
+        }
+        guard case .number(let number) = response.id, let id = number.int64, let waiter = waiters.removeValue(forKey: id)
         else { return }
         waiter.resume(returning: response)
     }

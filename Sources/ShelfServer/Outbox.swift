@@ -96,6 +96,14 @@ final class Outbox: Sendable {
         waiter?.resume()
     }
 
+    /// Drops every queued notification (a new `watch` replaces them with its own backlog).
+    func dropNotifications() {
+        state.withLock { state in
+            state.notes.removeAll()
+            state.noteBytes = 0
+        }
+    }
+
     /// True when no reply job is queued or running and no notification waits.
     var isIdle: Bool {
         state.withLock { $0.jobHead == $0.jobs.count && $0.notes.isEmpty && $0.replyBytes == 0 }
@@ -128,10 +136,11 @@ final class Outbox: Sendable {
         return accepted
     }
 
-    /// Removes and returns, concatenated, the queued notifications with revision up to `revision` (all when `nil`).
+    /// Removes and returns, concatenated, the queued notifications with revision up to `revision`; none for a
+    /// reply that carries no revision (it must not pull later changes ahead of a later reply).
     func takeNotifications(upTo revision: Revision?) -> [UInt8] {
-        state.withLock { state in
-            let limit = revision ?? .max
+        guard let limit = revision else { return [] }
+        return state.withLock { state in
             var count = 0
             while count < state.notes.count, state.notes[count].revision <= limit { count += 1 }
             return Self.take(count, from: &state)

@@ -130,14 +130,7 @@ public actor Server {
         let error = RPCError(.tooManyConnections, "Too many connections (the limit is \(limit)); try again later")
         var line = JSONWriter.encode(RPCResponse(id: .null, outcome: .failure(error)).json)
         line.append(0x0A)
-        let closer = Task {
-            try? await Task.sleep(for: .seconds(1))
-            connection.close()
-        }
-        try? await connection.write(line)
-        connection.shutdownWrite()
-        closer.cancel()
-        connection.close()
+        await connection.sayLastLine(line)
     }
 
     private func waitForRun() async {

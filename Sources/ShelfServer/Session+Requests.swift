@@ -10,8 +10,6 @@ extension Session {
         var revision: Revision?
         /// Whole lines to write just before the response: a `watch`'s backlog of `changed` notifications.
         var before: [UInt8] = []
-        /// Bytes counted against the outbox's reply budget until written.
-        var held = 0
     }
 
     /// Produces one response when the writer gets to it; `nil` for a notification.
@@ -30,34 +28,60 @@ extension Session {
         case .line(let bytes):
             switch IncomingMessage.decode(line: bytes) {
             case .single(let element):
-                let answer = ReplyPromise<Answer>()
+                let answer = ReplyPromise<(Answer, Int)>()
                 outbox.push {
-                    let answer = await answer.value
+                    let (answer, held) = await answer.value
                     guard let reply = await answer() else { return nil }
-                    return Outbox.Reply(line: reply.before + Self.line(reply.json), revision: reply.revision, held: reply.held)
+                    return Outbox.Reply(line: reply.before + Self.line(reply.json), revision: reply.revision, held: held)
                 }
-                answer.fulfil(await prepare(element, context: &context))
+                let prepared = await prepare(element, context: &context)
+                // A peer that sends requests without reading the replies must not make the server buffer without
+                // bound: past the budget the reader waits for the writer (and TCP pushes back on the peer).
+                await outbox.holdReplyBytes(prepared.encodedBytes)
+                answer.fulfil((prepared.answer, prepared.encodedBytes))
+            case .batch(let elements) where elements.count > Self.maxBatchElements:
+                let error = RPCError(
+                    .invalidRequest,
+                    "Invalid request: a batch of \(elements.count) requests; the limit is \(Self.maxBatchElements)")
+                let line = Self.line(Self.encode(RPCResponse(id: .null, outcome: .failure(error))).json)
+                outbox.push { Outbox.Reply(line: line, revision: nil, held: 0) }
             case .batch(let elements):
-                let answers = ReplyPromise<[Answer]>()
+                let answers = ReplyPromise<([Answer], Int)>()
                 outbox.push {
+                    let (answers, held) = await answers.value
                     var replies: [Encoded] = []
-                    for answer in await answers.value {
+                    for answer in answers {
                         if let reply = await answer() { replies.append(reply) }
                     }
                     // JSON-RPC 2.0 §6: a batch of notifications gets no reply at all.
-                    return replies.isEmpty ? nil : Self.batchLine(replies)
+                    return replies.isEmpty ? nil : Self.batchLine(replies, held: held)
                 }
                 var prepared: [Answer] = []
+                var encodedBytes = 0
                 for element in elements where context.keepReading {
-                    prepared.append(await prepare(element, context: &context))
+                    let one = await prepare(element, context: &context)
+                    prepared.append(one.answer)
+                    encodedBytes += one.encodedBytes
                 }
-                answers.fulfil(prepared)
+                // Held once for the whole batch: its line is written only when every element is ready.
+                await outbox.holdReplyBytes(encodedBytes)
+                answers.fulfil((prepared, encodedBytes))
             }
         }
     }
 
-    /// Carries out one request: returns the closure that produces its response (`nil` for a notification).
-    private func prepare(_ element: IncomingMessage.IncomingRequest, context: inout ReaderContext) async -> Answer {
+    /// The most requests one batch may hold; a larger batch gets one -32600 (protocol/PROTOCOL.md §10).
+    static let maxBatchElements = 1000
+
+    /// One carried-out request: the closure that produces its response (`nil` for a notification), and how many
+    /// bytes of it are already encoded (held against the reply budget until written).
+    struct Prepared {
+        var answer: Answer
+        var encodedBytes = 0
+    }
+
+    /// Carries out one request.
+    private func prepare(_ element: IncomingMessage.IncomingRequest, context: inout ReaderContext) async -> Prepared {
         let request: RPCRequest
         switch element {
         case .invalid(let error, let id):
@@ -77,7 +101,7 @@ extension Session {
             let submission = await list.submit(mutation, expect: expect)
             if case .pending(let ticket) = submission { context.lastPendingTicket = ticket }
             let list = self.list
-            return {
+            return Prepared(answer: {
                 let outcome: Result<MutationResult, ReadingListError> =
                     switch submission {
                     case .answered(let outcome): outcome
@@ -85,7 +109,7 @@ extension Session {
                     }
                 guard let id else { return nil }
                 return Self.encode(RPCResponse(id: id, outcome: Self.result(of: outcome)), revision: try? outcome.get().revision)
-            }
+            })
         case .success(.auth(let token)):
             return Self.answer(id, authenticate(token, context: &context))
         case .success(let call):
@@ -93,10 +117,9 @@ extension Session {
                 await list.settle(ticket)
                 context.lastPendingTicket = nil
             }
-            guard let id else {
-                _ = await run(call)
-                return { nil }
-            }
+            // A read sent as a notification could only be thrown away: it does nothing (a `watch` needs an id to
+            // deliver its backlog).
+            guard let id else { return Prepared(answer: { nil }) }
             var encoded: Encoded
             if case .list(let filter) = call {
                 encoded = await listReply(id: id, filter: filter)
@@ -106,12 +129,8 @@ extension Session {
                 let (outcome, revision) = await run(call)
                 encoded = Self.encode(RPCResponse(id: id, outcome: outcome), revision: revision)
             }
-            // A peer that sends reads without reading the replies must not make the server buffer without bound:
-            // past the budget the reader waits for the writer (and TCP pushes back on the peer).
-            encoded.held = encoded.json.count
-            await outbox.holdReplyBytes(encoded.held)
             let answer = encoded
-            return { answer }
+            return Prepared(answer: { answer }, encodedBytes: answer.json.count + answer.before.count)
         }
     }
 
@@ -198,8 +217,12 @@ extension Session {
         let id = connection.id
         let backlog = Mutex<[RevisionedChange]>([])
         do {
+            let outbox = self.outbox
             let revision = try await list.watch(since: since) { changes, _ in
                 backlog.withLock { $0 = changes }
+                // Changes queued for an earlier watch are all at or below this revision: the backlog resends
+                // what the client asked for, so they would arrive twice.
+                outbox.dropNotifications()
                 feed.add(id, watcher)
             }
             return (.success(MethodResult.revision(revision).json), revision, backlog.withLock { $0 })
@@ -222,10 +245,10 @@ extension Session {
     }
 
     /// An answer known now: encoded at once, or nothing for a notification.
-    private static func answer(_ id: RequestID?, _ outcome: Result<JSONValue, RPCError>) -> Answer {
-        guard let id else { return { nil } }
+    private static func answer(_ id: RequestID?, _ outcome: Result<JSONValue, RPCError>) -> Prepared {
+        guard let id else { return Prepared(answer: { nil }) }
         let encoded = encode(RPCResponse(id: id, outcome: outcome))
-        return { encoded }
+        return Prepared(answer: { encoded }, encodedBytes: encoded.json.count)
     }
 
     static func encode(_ response: RPCResponse, revision: Revision? = nil) -> Encoded {
@@ -239,7 +262,7 @@ extension Session {
     }
 
     /// `[a,b,…]` + LF, carrying the highest revision among the replies.
-    private static func batchLine(_ replies: [Encoded]) -> Outbox.Reply {
+    private static func batchLine(_ replies: [Encoded], held: Int) -> Outbox.Reply {
         var line: [UInt8] = replies.flatMap(\.before)
         line.append(UInt8(ascii: "["))
         for (index, reply) in replies.enumerated() {
@@ -247,6 +270,6 @@ extension Session {
             line.append(contentsOf: reply.json)
         }
         line.append(contentsOf: [UInt8(ascii: "]"), 0x0A])
-        return Outbox.Reply(line: line, revision: replies.compactMap(\.revision).max(), held: replies.reduce(0) { $0 + $1.held })
+        return Outbox.Reply(line: line, revision: replies.compactMap(\.revision).max(), held: held)
     }
 }

@@ -44,6 +44,9 @@ final class Session: Sendable {
         tokenCheck = configuration.token.map(TokenCheck.init(token:))
     }
 
+    /// How long one write may wait for the peer to read before the connection is closed (protocol/PROTOCOL.md §10).
+    static let writeTimeout: Duration = .seconds(60)
+
     /// Serves the connection until the peer closes it, it fails, or `stop()` is called; then closes it.
     func run() async {
         log("connection \(connection.id) from \(connection.peer) opened")
@@ -121,13 +124,13 @@ final class Session: Sendable {
                 ending = ending ?? "slow consumer: more than \(outbox.maxBytes) bytes of notifications queued"
                 continue
             case .closing(let line):
-                if ending == nil { await sayLastLine(line) }
+                if ending == nil { await connection.sayLastLine(line) }
                 ending = ending ?? "idle for more than \(configuration.idleTimeout.map { "\($0)" } ?? "?")"
                 continue
             }
             if ending == nil, !bytes.isEmpty {
                 do {
-                    try await connection.write(bytes)
+                    try await connection.write(bytes, within: Self.writeTimeout)
                 } catch {
                     ending = "\(error)"
                     // Wakes the reader so the session ends.
@@ -179,21 +182,9 @@ final class Session: Sendable {
     /// Tells a slow consumer why it is cut off, if its socket takes the line within a second, then closes.
     private func cutOffSlowConsumer() async {
         feed.remove(connection.id)
-        await sayLastLine(ServerNotification.closing(
+        await connection.sayLastLine(ServerNotification.closing(
             reason: "slow_consumer",
             message: "Closing: you were sent changes faster than you read them (over \(outbox.maxBytes) bytes queued)"
         ).line)
-    }
-
-    /// Writes `line` if the socket takes it within a second, then closes the connection.
-    private func sayLastLine(_ line: [UInt8]) async {
-        let connection = self.connection
-        let closer = Task {
-            try? await Task.sleep(for: .seconds(1))
-            connection.close()
-        }
-        try? await connection.write(line)
-        closer.cancel()
-        connection.close()
     }
 }

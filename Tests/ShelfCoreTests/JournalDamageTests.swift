@@ -50,3 +50,11 @@ import Testing
         #expect(try await reopened.load().revision == acknowledged)
     }
 }
+
+@Suite struct RevisionLimitTests {
+    @Test("a snapshot at revision 2^64-1 is refused: the next change would have no revision")
+    func exhaustedRevision() throws {
+        let text = #"{"format":2,"revision":18446744073709551615,"items":0}"# + "\n"
+        #expect(throws: StorageError.self) { try SnapshotCodec.decode(Array(text.utf8), path: "/x") }
+    }
+}

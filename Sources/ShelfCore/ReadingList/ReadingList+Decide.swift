@@ -3,6 +3,9 @@ import Foundation
 extension ReadingList {
     /// Checks `mutation` against the speculative list and builds its change and answer; writes nothing.
     func decide(_ mutation: Mutation, expect: Revision?) -> Outcome {
+        guard speculative.revision < .max else {
+            return .failure(.storageFailed(.corrupt(path: "list", reason: "the revision counter is exhausted")))
+        }
         let next = speculative.revision + 1
         switch mutation {
         case .add(let raw):

@@ -107,7 +107,7 @@ public final class FileListStore: ListStore {
         for record in records {
             if !replaying, record.revision <= base { continue }
             replaying = true
-            guard record.revision == snapshot.revision + 1, snapshot.items.apply(record.change) else {
+            guard record.revision < .max, record.revision == snapshot.revision + 1, snapshot.items.apply(record.change) else {
                 throw .corrupt(
                     path: path, reason: "the record for revision \(record.revision) does not follow revision \(snapshot.revision)")
             }

@@ -49,7 +49,9 @@ public enum SnapshotCodec {
     private static func decodeFormat2(
         _ bytes: [UInt8], header: JSONObject, itemsStart: Int, path: String
     ) throws(StorageError) -> ListSnapshot {
-        guard let revision = header["revision"]?.numberValue?.uint64, let count = header["items"]?.numberValue?.int64 else {
+        guard let revision = header["revision"]?.numberValue?.uint64, revision < .max,
+              let count = header["items"]?.numberValue?.int64
+        else {
             throw .corrupt(path: path, reason: "line 1: the header needs a numeric \"revision\" and \"items\"")
         }
         guard LineChunks.endOfLastLine(bytes, from: itemsStart) == bytes.count else {
@@ -81,7 +83,7 @@ public enum SnapshotCodec {
             throw .corrupt(path: path, reason: "not a JSON object with a numeric \"format\"")
         }
         guard format == 1 else { throw .unknownFormat(path: path, format: Int(clamping: format)) }
-        guard let revision = object["revision"]?.numberValue?.uint64, case .array(let values)? = object["items"] else {
+        guard let revision = object["revision"]?.numberValue?.uint64, revision < .max, case .array(let values)? = object["items"] else {
             throw .corrupt(path: path, reason: "format 1 needs a numeric \"revision\" and an \"items\" array")
         }
         var items: [Item] = []

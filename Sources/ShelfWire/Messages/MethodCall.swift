@@ -40,7 +40,9 @@ public enum MethodCall: Sendable, Equatable {
         case "rename": allowed = ["id", "title", "expect"]
         default:
             let known = methodNames.joined(separator: ", ")
-            return .failure(RPCError(.methodNotFound, "Method not found: \"\(request.method)\" (methods: \(known))"))
+            // A long name is cut in the message: an error must not echo a megabyte back.
+            let name = request.method.count > 64 ? request.method.prefix(64) + "…" : request.method
+            return .failure(RPCError(.methodNotFound, "Method not found: \"\(name)\" (methods: \(known))"))
         }
         if let error = reader.allowOnly(allowed) { return .failure(error) }
         return call(request.method, reader)

@@ -1,0 +1,21 @@
+import ShelfSockets
+
+extension TCPConnection {
+    /// Writes `bytes`, closing the connection if the peer has not taken them within `limit`: a client that stops
+    /// reading must not hold its connection slot (and the replies owed to it) forever.
+    /// - Throws: what `write(_:)` throws; `SocketError.closed` once the deadline closed the connection.
+    func write(_ bytes: [UInt8], within limit: Duration) async throws {
+        let closer = Task {
+            try? await Task.sleep(for: limit)
+            if !Task.isCancelled { self.close() }
+        }
+        defer { closer.cancel() }
+        try await write(bytes)
+    }
+
+    /// Sends one last line if the peer takes it within a second, then closes the connection.
+    func sayLastLine(_ line: [UInt8]) async {
+        try? await write(line, within: .seconds(1))
+        close()
+    }
+}
