@@ -20,7 +20,7 @@ public actor Server {
     public static let drainTimeout: Duration = .seconds(4)
 
     private let list: ReadingList
-    private let configuration: ServerConfiguration
+    private var configuration: ServerConfiguration
     private let log: ServerLog
     private let feed = ChangeFeed()
     private let listCache = ListReplyCache()
@@ -41,6 +41,11 @@ public actor Server {
     /// - Throws: `SocketError` (e.g. `.failed(call: "bind", errno: EADDRINUSE)`), or `ServerError.notIdle`.
     public func start() async throws -> HostPort {
         guard case .idle = state else { throw ServerError.notIdle }
+        let budget = DescriptorBudget.connections(wanted: configuration.maxConnections)
+        if budget.cap < configuration.maxConnections {
+            log("serving at most \(budget.cap) connections, not \(configuration.maxConnections): the open-file limit is \(budget.limit) (raise it with ulimit -n)")
+            configuration.maxConnections = budget.cap
+        }
         let listener = try TCPListener.listen(on: configuration.listen)
         state = .running(listener)
         // Subscribed before the first connection is accepted, so no watcher can miss a change.

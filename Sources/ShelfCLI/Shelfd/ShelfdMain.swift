@@ -37,7 +37,7 @@ public enum ShelfdMain {
                 return ExitCode.failure.rawValue
             }
         }
-        let signals = SignalWatcher()
+        let signals = TerminationSignals()
         let list: ReadingList
         do {
             list = try await ReadingList(
@@ -69,7 +69,6 @@ public enum ShelfdMain {
         await server.run()
         await server.shutdown()
         stopper.cancel()
-        withExtendedLifetime(signals) {}
         output.error("shelfd: stopped")
         return ExitCode.success.rawValue
     }

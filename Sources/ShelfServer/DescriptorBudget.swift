@@ -1,0 +1,24 @@
+import Glibc
+
+/// Keeps the server clear of EMFILE: raises the soft limit on open files towards the hard one (as Redis does for
+/// `maxclients`), and caps the connections served so that `reserve` descriptors stay free for the store, the
+/// reactor and the runtime's own threads — running out of them in the middle of those is what must never happen.
+enum DescriptorBudget {
+    /// Descriptors kept free for everything but connections.
+    static let reserve = 32
+
+    /// The connections that can be served under the open-file limit, at most `wanted` (and at least 1).
+    /// - Returns: the cap, and the limit it came from.
+    static func connections(wanted: Int) -> (cap: Int, limit: Int) {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (wanted, -1) }
+        let needed = rlim_t(wanted + reserve)
+        if limit.rlim_cur < needed {
+            var raised = limit
+            raised.rlim_cur = min(needed, limit.rlim_max)
+            if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        let available = limit.rlim_cur >= rlim_t(Int.max) ? Int.max : Int(clamping: limit.rlim_cur)
+        return (max(1, min(wanted, available - reserve)), available == Int.max ? -1 : available)
+    }
+}

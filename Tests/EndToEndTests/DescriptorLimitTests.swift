@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+/// Running out of file descriptors never stops `shelfd`: it caps its connections below the open-file limit (keeping
+/// 32 descriptors free), refuses the rest with code 7 without spinning, and serves new ones once others close.
+/// (Letting accept hit EMFILE crashed the process: libdispatch traps when it cannot open /proc files.)
+@Suite struct DescriptorLimitTests {
+    static let limit = 64
+    static let connections = 150
+
+    @Test(
+        "with ulimit -n 64 and 150 connections: 32 are served, the rest refused with code 7, nothing spins, and new ones are served later")
+    func acceptBacksOffWhenOutOfDescriptors() async throws {
+        try await Sandbox.with { sandbox in
+            let shelfd = try Executables.url("shelfd")
+            let child = try ChildProcess.launch(
+                URL(filePath: "/bin/sh"),
+                ["-c", "ulimit -n \(Self.limit) && exec \"$0\" \"$@\"", shelfd.path, "--listen", "127.0.0.1:0", "--store", "memory"],
+                environment: sandbox.environment)
+            do {
+                try await check(child)
+            } catch {
+                // A reset or a vanished process usually means shelfd died: say so, with how.
+                if let ended = await child.waitForExit(timeout: .milliseconds(200)) {
+                    let how = ended.signaled ? "killed by signal \(ended.status)" : "exited with status \(ended.status)"
+                    Issue.record("shelfd \(how) while out of descriptors; stderr ends: \(ended.stderr.suffix(300))")
+                }
+                await child.terminate(grace: .seconds(2))
+                throw error
+            }
+            let stopped = try #require(await child.terminate(), "shelfd did not stop")
+            #expect(stopped.status == 0 && !stopped.signaled, "exit status \(stopped.status), stderr: \(stopped.stderr.suffix(2000))")
+        }
+    }
+
+    private func check(_ child: ChildProcess) async throws {
+        let prefix = "shelfd listening on "
+        let line = try #require(await child.waitForLine(startingWith: prefix, timeout: .seconds(10)), "shelfd did not start: \(child.stderrSoFar)")
+        let port = try #require(UInt16(line.split(separator: ":").last ?? ""))
+        let pid = child.pid
+
+        // More connections than descriptors: the kernel completes them all (backlog 511); shelfd accepts until
+        // EMFILE. Each gets a ping; only the ones shelfd accepted are answered.
+        let sockets = await onOwnThread { () -> Result<[BlockingLineSocket], LineSocketError> in
+            Result {
+                try (0..<Self.connections).map { index in
+                    let socket = try BlockingLineSocket.connect(port: port)
+                    try socket.sendLine(#"{"id":\#(index),"method":"ping"}"#)
+                    return socket
+                }
+            }.mapError { $0 as? LineSocketError ?? .timedOut("\($0)") }
+        }
+        let open = try sockets.get()
+        defer { open.forEach { $0.close() } }
+
+        // Every connection gets an answer: a pong from the ones served, one too_many_connections error from the
+        // rest — shelfd caps its connections below the descriptor limit instead of running into EMFILE.
+        let answers = await onOwnThread { () -> Result<(served: Int, refused: Int), LineSocketError> in
+            Result {
+                var served = 0, refused = 0
+                for (index, socket) in open.enumerated() {
+                    let reply = try socket.readLine(timeout: .seconds(5))
+                    if reply == #"{"jsonrpc":"2.0","id":\#(index),"result":"pong"}"# {
+                        try socket.sendLine(#"{"id":"again","method":"ping"}"#)
+                        guard try socket.readLine(timeout: .seconds(5)) == #"{"jsonrpc":"2.0","id":"again","result":"pong"}"# else {
+                            throw LineSocketError.timedOut("second ping on connection \(index)")
+                        }
+                        served += 1
+                    } else if reply?.contains(#""code":7,"#) == true {
+                        refused += 1
+                    } else {
+                        throw LineSocketError.timedOut("odd reply \(reply ?? "none") on connection \(index)")
+                    }
+                }
+                return (served, refused)
+            }.mapError { $0 as? LineSocketError ?? .timedOut("\($0)") }
+        }
+        let (served, refused) = try answers.get()
+        #expect(served == Self.limit - 32, "served \(served); the cap is the limit less 32 kept free")
+        #expect(served + refused == Self.connections)
+        #expect(Self.openDescriptors(pid) < Self.limit, "shelfd ran out of descriptors")
+        #expect(child.stderrSoFar.contains("serving at most \(Self.limit - 32) connections"))
+
+        // Meanwhile little CPU: nothing spins.
+        let cpuBefore = try #require(Self.cpuTicks(pid), "shelfd is gone: \(child.stderrSoFar.suffix(500))")
+        let window = Duration.seconds(1)
+        try await Task.sleep(for: window)
+        let cpuAfter = try #require(Self.cpuTicks(pid))
+        let used = Double(cpuAfter - cpuBefore) / Double(Int(sysconf(Int32(_SC_CLK_TCK))))
+        #expect(used < 0.3, "shelfd used \(used) s of CPU in \(window) while full: it spins")
+
+        // Once the clients close, descriptors free up and a new connection is served.
+        open.forEach { $0.close() }
+        let fresh = await onOwnThread { () -> Result<String?, LineSocketError> in
+            Result {
+                let socket = try BlockingLineSocket.connect(port: port)
+                defer { socket.close() }
+                try socket.sendLine(#"{"id":"fresh","method":"ping"}"#)
+                return try socket.readLine(timeout: .seconds(10))
+            }.mapError { $0 as? LineSocketError ?? .timedOut("\($0)") }
+        }
+        #expect(try fresh.get() == #"{"jsonrpc":"2.0","id":"fresh","result":"pong"}"#)
+        print("descriptors: limit \(Self.limit), \(Self.connections) connections, \(served) served, \(refused) refused, CPU \(used) s in \(window)")
+    }
+
+    /// How many descriptors process `pid` has open.
+    static func openDescriptors(_ pid: Int32) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
+    }
+
+    /// The CPU time process `pid` has used, user plus system, in clock ticks (`/proc/PID/stat` fields 14 and 15).
+    static func cpuTicks(_ pid: Int32) -> Int? {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat"),
+            case let stat = String(decoding: data, as: UTF8.self), let close = stat.lastIndex(of: ")")
+        else { return nil }
+        // Fields after the command name start at field 3.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return user + system
+    }
+}
