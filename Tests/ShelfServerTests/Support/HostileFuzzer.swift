@@ -1,20 +1,8 @@
-/// SplitMix64 (Steele, Lea, Flood 2014), for the hostile-input fuzzer: the same seed gives the same inputs on every
-/// machine, so a failure can be replayed from the seed and iteration it prints.
-struct FuzzRandom: RandomNumberGenerator {
-    private var state: UInt64
+/// The fuzzer's generator: SplitMix64 (Support/CollaborationSupport.swift), so a failure can be replayed from the
+/// seed and iteration it prints.
+typealias FuzzRandom = SplitMix64
 
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// True with probability `percent`/100.
     mutating func chance(_ percent: Int) -> Bool {
         Int.random(in: 0..<100, using: &self) < percent
