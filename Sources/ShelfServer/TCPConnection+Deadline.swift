@@ -5,12 +5,15 @@ extension TCPConnection {
     /// reading must not hold its connection slot (and the replies owed to it) forever.
     /// - Throws: what `write(_:)` throws; `SocketError.closed` once the deadline closed the connection.
     func write(_ bytes: [UInt8], within limit: Duration) async throws {
+        // Most writes fit in the socket buffer at once: only one that has to wait gets a deadline task.
+        let sent = try writeNow(bytes[...])
+        if sent == bytes.count { return }
         let closer = Task {
             try? await Task.sleep(for: limit)
             if !Task.isCancelled { self.close() }
         }
         defer { closer.cancel() }
-        try await write(bytes)
+        try await write(Array(bytes[sent...]))
     }
 
     /// Sends one last line if the peer takes it within a second, then closes the connection.

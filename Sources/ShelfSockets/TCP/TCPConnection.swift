@@ -71,6 +71,25 @@ public final class TCPConnection: Sendable {
         }
     }
 
+    /// Sends as much of `bytes` as the socket takes right now, without suspending (retrying EINTR).
+    /// - Returns: how many bytes were sent (0 when the send buffer is full).
+    /// - Throws: as `write(_:)`, but never `CancellationError`.
+    public func writeNow(_ bytes: ArraySlice<UInt8>) throws -> Int {
+        var offset = 0
+        while offset < bytes.count {
+            let outcome = try bytes.withUnsafeBytes { raw throws(SocketError) in
+                let pending = UnsafeRawBufferPointer(rebasing: raw[offset...])
+                return try handle.withDescriptor { fd throws(SocketError) in try Self.sendOnce(fd, pending) }
+            }
+            switch outcome {
+            case .done(let sent): offset += sent
+            case .interrupted: continue
+            case .wouldBlock: return offset
+            }
+        }
+        return offset
+    }
+
     /// Shuts down the sending side (`shutdown(SHUT_WR)`): the peer reads end of stream. Idempotent; errors and
     /// calls after `close()` are ignored. Reading still works.
     public func shutdownWrite() {
