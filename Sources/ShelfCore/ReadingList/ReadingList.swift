@@ -139,6 +139,8 @@ public actor ReadingList {
             entries.append(Entry(ticket: ticket, outcome: outcome, saved: saved, continuation: nil))
             if let result = handoff.enqueueReturned() {
                 complete(Completion(ticket: ticket, generation: commit.generation, result: result))
+                // Saved and published already (nothing was ahead of it): answer now, saving the caller a hop.
+                if let outcome = unclaimed.removeValue(forKey: ticket) { return .answered(outcome) }
             }
             return .pending(ticket: ticket)
         } else if entries.isEmpty {
