@@ -30,6 +30,7 @@ public actor Server {
     private var feedSubscription: UInt64?
     private var runWaiters: [CheckedContinuation<Void, Never>] = []
 
+    /// A server for `list`, configured by `configuration`, logging to `log`. Nothing listens until `start()`.
     public init(list: ReadingList, configuration: ServerConfiguration, log: ServerLog = .standardError) {
         self.list = list
         self.configuration = configuration

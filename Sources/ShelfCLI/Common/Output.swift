@@ -8,6 +8,7 @@ public struct Output: Sendable {
     /// Prints one piece of text to standard error.
     public let err: @Sendable (String) -> Void
 
+    /// An output that hands standard-output text to `out` and standard-error text to `err`.
     public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
         self.out = out
         self.err = err

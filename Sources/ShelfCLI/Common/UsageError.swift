@@ -3,6 +3,7 @@ public struct UsageError: Error, Equatable, CustomStringConvertible {
     /// What is wrong, e.g. `unknown option --lisen`.
     public let message: String
 
+    /// A usage error saying `message`.
     public init(_ message: String) {
         self.message = message
     }

@@ -5,8 +5,11 @@ import ShelfWire
 
 /// A parsed `shelfd` command line.
 public enum ShelfdCommand: Equatable {
+    /// `-h`/`--help`: print the usage.
     case help
+    /// `--version`.
     case version
+    /// Run the server.
     case serve(ShelfdOptions)
 
     /// `shelfd`'s usage text (README, "Flags").

@@ -24,6 +24,7 @@ public struct ItemCollection: Sendable, Equatable, Sequence {
 
     /// The id that appeared twice when building a collection.
     public struct DuplicateID: Error, Equatable, Sendable {
+        /// The id found twice.
         public let id: UUID
     }
 

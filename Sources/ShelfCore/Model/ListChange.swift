@@ -25,6 +25,7 @@ public struct RevisionedChange: Sendable, Equatable {
     /// What changed.
     public let change: ListChange
 
+    /// `change`, made at list revision `revision`.
     public init(revision: Revision, change: ListChange) {
         self.revision = revision
         self.change = change

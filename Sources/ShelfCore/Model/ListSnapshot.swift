@@ -5,6 +5,7 @@ public struct ListSnapshot: Sendable, Equatable {
     /// The items in the order they were added.
     public var items: ItemCollection
 
+    /// A list at `revision` holding `items` (empty at revision 0 by default).
     public init(revision: Revision = 0, items: ItemCollection = ItemCollection()) {
         self.revision = revision
         self.items = items

@@ -8,8 +8,11 @@ public enum Title {
 
     /// Why a title was refused. The descriptions are the messages users see.
     public enum Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        /// Nothing is left after trimming.
         case blank
+        /// More than `maxLength` characters after trimming.
         case tooLong(length: Int)
+        /// A control character (U+0000–U+001F, U+007F) inside, with its scalar value.
         case controlCharacter(scalar: UInt32)
 
         public var description: String {

@@ -11,6 +11,7 @@ public struct MutationResult: Sendable, Equatable {
     /// The accepted change, or `nil` when the request changed nothing and nothing was written.
     public let change: RevisionedChange?
 
+    /// A result; `change` nil means nothing was written.
     public init(revision: Revision, item: Item?, id: UUID, change: RevisionedChange?) {
         self.revision = revision
         self.item = item

@@ -11,6 +11,7 @@ public final class FileFaults: Sendable {
 
     private let armed = Mutex<[Step: Int]>([:])
 
+    /// No step armed.
     public init() {}
 
     /// Makes the next `times` occurrences of `step` fail.

@@ -115,6 +115,8 @@ public final class FileListStore: ListStore {
         }
     }
 
+    /// Queues `commit` for the store's queue, which appends it with every other queued commit in one write and one
+    /// fdatasync, then completes them there, in order (`ListStore.enqueue`).
     public func enqueue(_ commit: StoreCommit, completion: @escaping @Sendable (Result<Void, StorageError>) -> Void) {
         let startDrain = state.withLock { state -> Bool in
             state.queued.append(Queued(commit: commit, completion: completion))

@@ -31,8 +31,10 @@ public final class MemoryListStore: ListStore {
         set { state.withLock { $0.failWrites = newValue } }
     }
 
+    /// The list as stored now (the `initial` one at first); never fails.
     public func load() async throws(StorageError) -> ListSnapshot { stored }
 
+    /// Applies `commit` (or fails it, while `failWrites`) and completes it inline, before returning.
     public func enqueue(_ commit: StoreCommit, completion: @escaping @Sendable (Result<Void, StorageError>) -> Void) {
         let result = state.withLock { state -> Result<Void, StorageError> in
             state.writeAttempts += 1

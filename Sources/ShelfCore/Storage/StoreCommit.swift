@@ -11,6 +11,7 @@ public struct StoreCommit: Sendable, Equatable {
     /// The changes, with consecutive revisions starting at `base + 1`.
     public let changes: [RevisionedChange]
 
+    /// A commit of `changes` (consecutive revisions from `base + 1`) for `generation`.
     public init(generation: UInt64, base: Revision, changes: [RevisionedChange]) {
         self.generation = generation
         self.base = base

@@ -4,9 +4,13 @@ import ShelfJSON
 
 /// A request's method with its params checked and typed (protocol/PROTOCOL.md, "Methods").
 public enum MethodCall: Sendable, Equatable {
+    /// `hello`: server name, versions, revision, whether auth is required.
     case hello
+    /// `ping`: `"pong"`.
     case ping
+    /// `list`: the items passing the filter.
     case list(ListFilter)
+    /// `get`: one item by id.
     case get(UUID)
     /// `add`, `mark`, `toggle`, `rename` and `remove`, with their optional `expect` revision.
     case mutate(Mutation, expect: Revision?)

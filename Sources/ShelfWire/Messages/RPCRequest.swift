@@ -10,6 +10,7 @@ public struct RPCRequest: Sendable, Equatable {
     /// The params object; an absent `params` is an empty object.
     public let params: JSONObject
 
+    /// A request; `id` nil makes it a notification.
     public init(id: RequestID?, method: String, params: JSONObject = JSONObject()) {
         self.id = id
         self.method = method

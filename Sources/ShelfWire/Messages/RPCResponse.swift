@@ -8,6 +8,7 @@ public struct RPCResponse: Sendable, Equatable {
     /// The result value or the error.
     public let outcome: Result<JSONValue, RPCError>
 
+    /// A response to the request with `id`: its result, or its error.
     public init(id: RequestID, outcome: Result<JSONValue, RPCError>) {
         self.id = id
         self.outcome = outcome

@@ -3,8 +3,11 @@ import ShelfJSON
 /// A JSON-RPC request id (JSON-RPC 2.0 §4: a string, a number or null), echoed back exactly as sent: numbers keep
 /// their source text, so `18446744073709551616` comes back as `18446744073709551616`.
 public enum RequestID: Sendable, Hashable, CustomStringConvertible {
+    /// `"id":"…"`.
     case string(String)
+    /// `"id":123`, kept as its source text.
     case number(JSONNumber)
+    /// `"id":null`.
     case null
 
     /// The id as a JSON value.
