@@ -231,7 +231,7 @@ extension Session {
         }
     }
 
-    private static func result(of outcome: Result<MutationResult, ReadingListError>) -> Result<JSONValue, RPCError> {
+    static func result(of outcome: Result<MutationResult, ReadingListError>) -> Result<JSONValue, RPCError> {
         switch outcome {
         case .success(let result):
             if let item = result.item {

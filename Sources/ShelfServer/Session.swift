@@ -91,10 +91,19 @@ final class Session: Sendable {
             // The last line may lack its LF; it is still answered, then the session ends.
             let events = atEnd ? framer.finish() : framer.push(bytes)
             // Lines already read are still answered after stop(): only reading more stops.
-            for event in events {
+            var index = 0
+            while index < events.count {
                 if !context.keepReading { return }
+                // Consecutive plain mutations go to the list in one actor call (pipelined clients).
+                let run = mutationRun(events[index...], context: context)
+                if run.count > 1 {
+                    await submitRun(run, window: window, context: &context)
+                    index += run.count
+                    continue
+                }
                 await window.acquire()
-                await handle(event, context: &context)
+                await handle(events[index], context: &context)
+                index += 1
             }
             if atEnd { return }
         }

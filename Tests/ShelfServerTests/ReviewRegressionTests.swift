@@ -78,3 +78,42 @@ import Testing
         }
     }
 }
+
+/// Consecutive mutations in one read are submitted to the list in one call: the answers must be exactly those of
+/// submitting them one at a time.
+@Suite struct MutationRunTests {
+    @Test("100 adds, a stale expect, a toggle and a remove in one write: in order, with the same answers as one by one")
+    func runInOneWrite() async throws {
+        try await withTestServer { server in
+            let connection = try await server.connect()
+            defer { connection.close() }
+            var script = ""
+            for n in 1...100 { script += #"{"id":\#(n),"method":"add","params":{"title":"Book \#(n)"}}"# + "\n" }
+            script += #"{"id":101,"method":"add","params":{"title":"Late","expect":3}}"# + "\n"
+            script += #"{"id":102,"method":"toggle","params":{"id":"\#(TestServer.id(1).wireString)"}}"# + "\n"
+            script += #"{"id":103,"method":"remove","params":{"id":"\#(TestServer.id(2).wireString)"}}"# + "\n"
+            script += #"{"id":104,"method":"add","params":{"title":"   "}}"# + "\n"
+            try await connection.send(script)
+            for n in 1...100 {
+                let reply = try await connection.readJSON()
+                #expect(reply.objectValue?["id"] == .number(JSONNumber(n)))
+                #expect(reply.objectValue?["result"]?.objectValue?["revision"] == .number(JSONNumber(n)))
+            }
+            let conflict = try await connection.readJSON()
+            #expect(conflict.objectValue?["error"]?.objectValue?["code"] == .number(JSONNumber(3)))
+            #expect(conflict.objectValue?["error"]?.objectValue?["data"]?.objectValue?["revision"] == .number(JSONNumber(100)))
+            let toggled = try await connection.readJSON()
+            #expect(toggled.objectValue?["result"]?.objectValue?["revision"] == .number(JSONNumber(101)))
+            #expect(toggled.objectValue?["result"]?.objectValue?["item"]?.objectValue?["isRead"] == .bool(true))
+            let removed = try await connection.readJSON()
+            #expect(removed.objectValue?["result"]?.objectValue?["revision"] == .number(JSONNumber(102)))
+            let blank = try await connection.readJSON()
+            #expect(blank.objectValue?["error"]?.objectValue?["message"] == .string("Enter a title"))
+            let list = try await connection.call(#"{"id":"l","method":"list"}"#)
+            let items = try #require(list.objectValue?["result"]?.objectValue?["items"]?.arrayValue)
+            #expect(items.count == 99)
+            #expect(items.first?.objectValue?["title"] == .string("Book 1"))
+            #expect(items.dropFirst().first?.objectValue?["title"] == .string("Book 3"))
+        }
+    }
+}

@@ -151,6 +151,12 @@ public actor ReadingList {
         return .pending(ticket: ticket)
     }
 
+    /// Submits several mutations in order in one call (what a pipelining session sends together); the same as
+    /// calling `submit(_:expect:)` for each.
+    public func submitAll(_ requests: [(mutation: Mutation, expect: Revision?)]) -> [Submission] {
+        requests.map { submit($0.mutation, expect: $0.expect) }
+    }
+
     /// Waits for the answer to a submitted request: after its change (and every change submitted before it) is
     /// saved and published, or after a failed save rolled it back. Each ticket is answered once.
     public func answer(_ ticket: UInt64) async -> Result<MutationResult, ReadingListError> {
