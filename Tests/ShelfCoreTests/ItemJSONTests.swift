@@ -47,3 +47,24 @@ extension Timestamp {
         #expect(seen.count == 1000)
     }
 }
+
+@Suite struct UUIDWireTextTests {
+    @Test("UUID(wireText:) agrees with UUID(uuidString:) on 2,000 random ids in both cases")
+    func agreesWithFoundation() {
+        for _ in 0..<1000 {
+            let id = UUID.random()
+            #expect(UUID(wireText: id.wireString) == id)
+            #expect(UUID(wireText: id.uuidString) == id)
+        }
+    }
+
+    @Test("anything but the 36-character hyphenated form is refused, as Foundation refuses it", arguments: [
+        "", "3fa2", "00000000-0000-0000-0000-00000000000", "00000000-0000-0000-0000-0000000000001",
+        "00000000000000000000000000000000", "00000000-0000-0000-0000-00000000000g", "00000000_0000-0000-0000-000000000000",
+        "{00000000-0000-0000-0000-000000000000}", " 00000000-0000-0000-0000-000000000000", "００000000-0000-0000-0000-000000000000",
+    ])
+    func refused(text: String) {
+        #expect(UUID(wireText: text) == nil)
+        #expect(UUID(uuidString: text) == nil)
+    }
+}

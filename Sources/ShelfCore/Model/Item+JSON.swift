@@ -31,7 +31,7 @@ extension Item {
     /// Reads the wire shape; `nil` when a member is missing or of the wrong type.
     public init?(json: JSONValue) {
         guard case .object(let object) = json,
-              let idText = object["id"]?.stringValue, let id = UUID(uuidString: idText),
+              let idText = object["id"]?.stringValue, let id = UUID(wireText: idText),
               let title = object["title"]?.stringValue,
               let isRead = object["isRead"]?.boolValue,
               let addedText = object["addedAt"]?.stringValue, let addedAt = Timestamp.parse(addedText),

@@ -36,7 +36,7 @@ extension ListChange {
             guard let value = object["item"], let item = Item(json: value) else { return nil }
             self = kind == "added" ? .added(item) : .updated(item)
         case "removed":
-            guard let text = object["id"]?.stringValue, let id = UUID(uuidString: text) else { return nil }
+            guard let text = object["id"]?.stringValue, let id = UUID(wireText: text) else { return nil }
             self = .removed(id)
         default:
             return nil

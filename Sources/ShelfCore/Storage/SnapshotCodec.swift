@@ -104,7 +104,7 @@ public enum SnapshotCodec {
     /// Reads one stored item, saying what is wrong with it (`at` names its place).
     static func item(from value: JSONValue, at place: String, listRevision: Revision, path: String) throws(StorageError) -> Item {
         guard case .object(let object) = value else { throw .corrupt(path: path, reason: "\(place) is not an object") }
-        guard let idText = object["id"]?.stringValue, let id = UUID(uuidString: idText) else {
+        guard let idText = object["id"]?.stringValue, let id = UUID(wireText: idText) else {
             throw .corrupt(path: path, reason: "\(place) has no valid \"id\" (a UUID)")
         }
         guard let raw = object["title"]?.stringValue, case .success(let title) = Title.validate(raw), title == raw else {

@@ -33,7 +33,7 @@ struct ParamsReader {
 
     func id(_ name: String = "id") -> Result<UUID, RPCError> {
         string(name).flatMap { text in
-            guard let id = UUID(uuidString: text) else {
+            guard let id = UUID(wireText: text) else {
                 return .failure(invalid("param \"\(name)\" must be a UUID like 3fa2b1c4-0000-4000-8000-000000000000"))
             }
             return .success(id)
