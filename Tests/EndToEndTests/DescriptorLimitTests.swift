@@ -91,12 +91,19 @@ import Testing
 
         // Once the clients close, descriptors free up and a new connection is served.
         open.forEach { $0.close() }
+        // The server notices the closes asynchronously: until it has, a new connection is still refused (code 7),
+        // so try again — each refusal is itself the event waited for — for at most 10 s.
         let fresh = await onOwnThread { () -> Result<String?, LineSocketError> in
             Result {
-                let socket = try BlockingLineSocket.connect(port: port)
-                defer { socket.close() }
-                try socket.sendLine(#"{"id":"fresh","method":"ping"}"#)
-                return try socket.readLine(timeout: .seconds(10))
+                let deadline = ContinuousClock.now + .seconds(10)
+                while true {
+                    let socket = try BlockingLineSocket.connect(port: port)
+                    defer { socket.close() }
+                    try socket.sendLine(#"{"id":"fresh","method":"ping"}"#)
+                    let reply = try socket.readLine(timeout: .seconds(10))
+                    if reply?.contains(#""code":7,"#) != true || ContinuousClock.now > deadline { return reply }
+                    _ = try? socket.readLine(timeout: .seconds(1))
+                }
             }.mapError { $0 as? LineSocketError ?? .timedOut("\($0)") }
         }
         #expect(try fresh.get() == #"{"jsonrpc":"2.0","id":"fresh","result":"pong"}"#)
