@@ -12,8 +12,6 @@ public enum ClientError: Error, Sendable, CustomStringConvertible {
     case server(RPCError)
     /// The server sent something that is not a valid answer.
     case protocolViolation(String)
-    /// No answer within the allowed time.
-    case timedOut(seconds: Double)
 
     public var description: String {
         switch self {
@@ -25,8 +23,6 @@ public enum ClientError: Error, Sendable, CustomStringConvertible {
             error.message
         case .protocolViolation(let what):
             "the server sent an unexpected answer: \(what)"
-        case .timedOut(let seconds):
-            "no answer from the server within \(seconds) s"
         }
     }
 

@@ -151,7 +151,7 @@ extension Session {
         return .failure(RPCError(.unauthorized, "Unauthorized: wrong token (\(left) attempt\(left == 1 ? "" : "s") left)"))
     }
 
-    /// Runs a request that is neither a mutation nor `auth`.
+    /// Runs a request that is neither a mutation, `auth`, `list` nor `watch` (those have their own paths).
     private func run(_ call: MethodCall) async -> (Result<JSONValue, RPCError>, Revision?) {
         switch call {
         case .hello:
@@ -159,9 +159,6 @@ extension Session {
             return (.success(MethodResult.hello(revision: revision, authRequired: tokenCheck != nil).json), revision)
         case .ping:
             return (.success(MethodResult.pong.json), nil)
-        case .list(let filter):
-            let snapshot = await list.snapshot()
-            return (.success(MethodResult.list(revision: snapshot.revision, items: snapshot.items.filter(filter.includes)).json), snapshot.revision)
         case .get(let id):
             do {
                 let (item, revision) = try await list.item(id)
@@ -169,14 +166,11 @@ extension Session {
             } catch {
                 return (.failure(RPCError(error)), nil)
             }
-        case .watch(let since):
-            let (outcome, revision, _) = await watch(since: since)
-            return (outcome, revision)
         case .unwatch:
             feed.remove(connection.id)
             let revision = await list.revision
             return (.success(MethodResult.revision(revision).json), revision)
-        case .mutate, .auth:
+        case .mutate, .auth, .list, .watch:
             return (.failure(RPCError(.internalError, "Internal error: request routed to the wrong handler")), nil)
         }
     }

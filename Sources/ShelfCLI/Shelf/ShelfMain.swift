@@ -88,7 +88,7 @@ public enum ShelfMain {
 
     static func exitCode(for error: ClientError) -> ExitCode {
         switch error {
-        case .cannotConnect, .connectionLost, .timedOut: .unavailable
+        case .cannotConnect, .connectionLost: .unavailable
         case .server: .failure
         case .protocolViolation: .protocolError
         }

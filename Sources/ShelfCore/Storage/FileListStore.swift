@@ -26,7 +26,6 @@ public final class FileListStore: ListStore {
         /// The stored revision; `nil` until `load()` succeeded.
         var revision: Revision?
         var journal: JournalFile?
-        var snapshotBytes = 0
         /// The journal length at which to compact next.
         var compactAt = 0
         var lock: StoreLock?
@@ -89,7 +88,6 @@ public final class FileListStore: ListStore {
             let disk = onQueue()
             disk.revision = snapshot.revision
             disk.journal = journal
-            disk.snapshotBytes = snapshotBytes
             disk.compactAt = max(snapshotBytes, compactionMinimumBytes)
             disk.lock = lock
             return snapshot
@@ -193,7 +191,6 @@ public final class FileListStore: ListStore {
             try file.replace(with: bytes) { previous }
             // The new snapshot is durable: the journal's records are all at or below its revision now.
             try journal.truncate(to: 0)
-            disk.snapshotBytes = bytes.count
             disk.compactAt = max(bytes.count, compactionMinimumBytes)
         } catch {
             // A journal whose truncation failed has an unknown length: appending to it could lose records.

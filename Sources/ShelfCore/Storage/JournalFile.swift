@@ -26,9 +26,9 @@ final class JournalFile {
     /// What a journal holds: its whole records in order, and how many bytes of it are whole records.
     struct Contents {
         var records: [RevisionedChange] = []
+        /// Bytes of whole records; anything after them is a record torn by a crash, dropped when the journal is
+        /// opened.
         var validLength = 0
-        /// Bytes after the last whole record: a record torn by a crash, dropped when the journal is opened.
-        var tornBytes = 0
     }
 
     /// Reads the journal at `path` (missing = empty). A torn tail — anything after the last record that is not a
@@ -47,13 +47,11 @@ final class JournalFile {
                     throw .corrupt(path: path, reason: "line \(line.1) is not a valid record, but line \(later.1) after it is")
                 }
                 contents.validLength = line.0
-                contents.tornBytes = bytes.count - line.0
                 return contents
             }
             contents.records.append(record)
         }
         contents.validLength = LineChunks.endOfLastLine(bytes, from: 0)
-        contents.tornBytes = bytes.count - contents.validLength
         return contents
     }
 

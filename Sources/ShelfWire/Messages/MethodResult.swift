@@ -2,14 +2,13 @@ import Foundation
 import ShelfCore
 import ShelfJSON
 
-/// The `result` shapes of each method (protocol/PROTOCOL.md, "Methods").
+/// The `result` shapes of each method (protocol/PROTOCOL.md, "Methods"), except `list`, whose reply the server
+/// writes straight to bytes around its cached items (ShelfServer's `listReply`).
 public enum MethodResult: Sendable, Equatable {
     /// `hello`: `{"server":"shelfd","version","protocol","revision","auth":"required"|"none"}`.
     case hello(revision: Revision, authRequired: Bool)
     /// `ping`: `"pong"`.
     case pong
-    /// `list`: `{"revision","items":[Item]}`.
-    case list(revision: Revision, items: [Item])
     /// `get`, `add`, `mark`, `toggle`, `rename`: `{"revision","item"}`.
     case item(revision: Revision, item: Item)
     /// `remove`: `{"revision","id"}`.
@@ -30,8 +29,6 @@ public enum MethodResult: Sendable, Equatable {
             ]))
         case .pong:
             "pong"
-        case .list(let revision, let items):
-            .object(JSONObject([("revision", .number(JSONNumber(revision))), ("items", .array(items.map(\.json)))]))
         case .item(let revision, let item):
             .object(JSONObject([("revision", .number(JSONNumber(revision))), ("item", item.json)]))
         case .removed(let revision, let id):
