@@ -201,12 +201,7 @@ extension Session {
     private func watch(since: Revision?) async -> (Result<JSONValue, RPCError>, Revision?, [RevisionedChange]) {
         let connection = self.connection
         // The writer may be stuck in a write to a peer that stopped reading: close it after a grace second anyway.
-        let watcher = ChangeFeed.Watcher(outbox: outbox) {
-            Task {
-                try? await Task.sleep(for: .seconds(1))
-                connection.close()
-            }
-        }
+        let watcher = ChangeFeed.Watcher(outbox: outbox) { connection.close(after: .seconds(1)) }
         let feed = self.feed
         let id = connection.id
         let backlog = Mutex<[RevisionedChange]>([])

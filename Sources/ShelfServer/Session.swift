@@ -175,11 +175,7 @@ final class Session: Sendable {
     /// with unread input makes the kernel send a reset, which can destroy replies still in flight to the peer.
     private func closeGracefully() async {
         connection.shutdownWrite()
-        let connection = self.connection
-        let closer = Task {
-            try? await Task.sleep(for: .seconds(1))
-            connection.close()
-        }
+        let closer = connection.close(after: .seconds(1))
         var drained = 0
         while drained < 1 << 20, let bytes = try? await connection.read(), !bytes.isEmpty {
             drained += bytes.count

@@ -8,10 +8,7 @@ extension TCPConnection {
         // Most writes fit in the socket buffer at once: only one that has to wait gets a deadline task.
         let sent = try writeNow(bytes[...])
         if sent == bytes.count { return }
-        let closer = Task {
-            try? await Task.sleep(for: limit)
-            if !Task.isCancelled { self.close() }
-        }
+        let closer = close(after: limit)
         defer { closer.cancel() }
         try await write(Array(bytes[sent...]))
     }
@@ -20,5 +17,15 @@ extension TCPConnection {
     func sayLastLine(_ line: [UInt8]) async {
         try? await write(line, within: .seconds(1))
         close()
+    }
+
+    /// Closes the connection after `delay` unless the returned task is cancelled first: the one timer behind every
+    /// "give the peer a moment, then close" in the server.
+    @discardableResult
+    func close(after delay: Duration) -> Task<Void, Never> {
+        Task {
+            try? await Task.sleep(for: delay)
+            if !Task.isCancelled { self.close() }
+        }
     }
 }

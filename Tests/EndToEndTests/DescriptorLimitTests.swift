@@ -84,6 +84,7 @@ import Testing
         // Meanwhile little CPU: nothing spins.
         let cpuBefore = try #require(Self.cpuTicks(pid), "shelfd is gone: \(child.stderrSoFar.suffix(500))")
         let window = Duration.seconds(1)
+        // A measurement window, not a wait for an event: the CPU shelfd burns over a fixed second while full.
         try await Task.sleep(for: window)
         let cpuAfter = try #require(Self.cpuTicks(pid))
         let used = Double(cpuAfter - cpuBefore) / Double(Int(sysconf(Int32(_SC_CLK_TCK))))
