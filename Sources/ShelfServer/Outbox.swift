@@ -44,6 +44,18 @@ final class Outbox: Sendable {
         var roomWaiter: CheckedContinuation<Void, Never>?
         /// A last line to send before closing, once everything owed is written.
         var closingLine: [UInt8]?
+        /// The writer holds something it took from `next()` and has not asked for more yet.
+        var writerBusy = false
+        /// The reader is writing a reply itself (`beginDirectWrite`): the writer takes nothing meanwhile.
+        var directWrite = false
+        /// Why a direct write failed, if one did.
+        var writeFailure: String?
+
+        /// Whether `next()` has something to hand out.
+        var hasWork: Bool {
+            !directWrite
+                && (jobHead < jobs.count || !notes.isEmpty || finished || (overflowed && !overflowReported))
+        }
     }
 
     private let state = Mutex(State())
@@ -147,42 +159,91 @@ final class Outbox: Sendable {
         }
     }
 
+    /// Lets the reader write the reply to its current request itself, skipping the writer task: allowed when no
+    /// reply job is queued and the writer is not writing (so nothing owed can be overtaken). Until
+    /// `endDirectWrite` the writer takes nothing, so notifications wait (in revision order) behind that reply.
+    /// - Returns: false when the reader must queue a reply job as usual.
+    func beginDirectWrite() -> Bool {
+        state.withLock { state in
+            guard !state.directWrite, !state.writerBusy, state.jobHead == state.jobs.count, !state.finished,
+                  !state.overflowed, state.closingLine == nil
+            else { return false }
+            state.directWrite = true
+            return true
+        }
+    }
+
+    /// Ends a direct write. `unsent` (what the socket did not take at once) and then `jobs` go first in the queue,
+    /// for the writer to finish; the writer is woken only when it has something to do.
+    func endDirectWrite(unsent: ArraySlice<UInt8> = [], then jobs: [Job] = []) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.directWrite = false
+            if !unsent.isEmpty {
+                let line = Array(unsent)
+                state.jobs.append { Reply(line: line, revision: nil, held: 0) }
+            }
+            state.jobs.append(contentsOf: jobs)
+            guard state.hasWork, let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Remembers why a direct write failed (the first reason counts), for the session's closing log line.
+    func recordWriteFailure(_ reason: String) {
+        state.withLock { $0.writeFailure = $0.writeFailure ?? reason }
+    }
+
+    /// Why a direct write failed, if one did.
+    var writeFailure: String? {
+        state.withLock { $0.writeFailure }
+    }
+
     /// The next thing to write; `nil` once the reader finished and every job is done.
     func next() async -> Next? {
         while true {
             let next: Next?? = state.withLock { state in
-                if state.overflowed, !state.overflowReported {
-                    state.overflowReported = true
-                    return .some(.overflow)
-                }
-                if state.jobHead < state.jobs.count {
-                    let job = state.jobs[state.jobHead]
-                    state.jobHead += 1
-                    if state.jobHead > 64, state.jobHead * 2 > state.jobs.count {
-                        state.jobs.removeFirst(state.jobHead)
-                        state.jobHead = 0
-                    }
-                    return .some(.job(job))
-                }
-                if !state.notes.isEmpty { return .some(.notifications(Self.take(state.notes.count, from: &state))) }
-                if state.finished, let line = state.closingLine {
-                    state.closingLine = nil
-                    return .some(.closing(line))
-                }
-                if state.finished { return .some(nil) }
-                return nil
+                let next = Self.take(&state)
+                // Busy from here until the writer asks again: a direct write must not overtake what it holds.
+                state.writerBusy = next != nil
+                return next
             }
             if let next { return next }
             await withCheckedContinuation { continuation in
                 let ready = state.withLock { state -> Bool in
-                    let ready = state.jobHead < state.jobs.count || !state.notes.isEmpty || state.finished
-                        || (state.overflowed && !state.overflowReported)
+                    let ready = state.hasWork
                     if !ready { state.waiter = continuation }
                     return ready
                 }
                 if ready { continuation.resume() }
             }
         }
+    }
+
+    /// What `next()` hands out now, in priority order; `nil` when there is nothing (or a direct write is on).
+    private static func take(_ state: inout State) -> Next?? {
+        if state.directWrite { return nil }
+        if state.overflowed, !state.overflowReported {
+            state.overflowReported = true
+            return .some(.overflow)
+        }
+        if state.jobHead < state.jobs.count {
+            let job = state.jobs[state.jobHead]
+            state.jobHead += 1
+            if state.jobHead > 64, state.jobHead * 2 > state.jobs.count {
+                state.jobs.removeFirst(state.jobHead)
+                state.jobHead = 0
+            }
+            return .some(.job(job))
+        }
+        if !state.notes.isEmpty { return .some(.notifications(take(state.notes.count, from: &state))) }
+        if state.finished, let line = state.closingLine {
+            state.closingLine = nil
+            return .some(.closing(line))
+        }
+        if state.finished { return .some(nil) }
+        return nil
     }
 
     private static func take(_ count: Int, from state: inout State) -> [UInt8] {

@@ -35,6 +35,20 @@ final class RequestWindow: Sendable {
         }
     }
 
+    /// Takes `count` slots if that many are free now, without waiting.
+    func tryAcquire(_ count: Int) -> Bool {
+        state.withLock { state in
+            guard state.free >= count else { return false }
+            state.free -= count
+            return true
+        }
+    }
+
+    /// Frees `count` slots.
+    func release(_ count: Int) {
+        for _ in 0..<count { release() }
+    }
+
     /// Frees a slot; hands it straight to a waiting reader.
     func release() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in

@@ -87,7 +87,8 @@ public actor Server {
                 let session = Session(
                     connection: connection, list: list, feed: feed, listCache: listCache, configuration: configuration, log: log)
                 sessions[connection.id] = session
-                group.addTask {
+                // On the reactor's event loop: readiness resumes the session where epoll saw it.
+                group.addTask(executorPreference: connection.executor) {
                     await session.run()
                     await self.remove(connection.id)
                 }

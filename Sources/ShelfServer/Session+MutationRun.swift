@@ -27,6 +27,13 @@ extension Session {
     /// Queues the reply jobs of a run of mutations in order, submits them all in one call to the list, then lets
     /// the writer collect each answer — the same order and answers as one at a time, with one actor hop.
     func submitRun(_ run: [PlainMutation], window: RequestWindow, context: inout ReaderContext) async {
+        if window.tryAcquire(run.count) {
+            if outbox.beginDirectWrite() {
+                await answerRunDirectly(run, window: window, context: &context)
+                return
+            }
+            window.release(run.count)
+        }
         var promises: [ReplyPromise<Submission>] = []
         for request in run {
             await window.acquire()
@@ -41,7 +48,7 @@ extension Session {
                     case .pending(let ticket): await list.answer(ticket)
                     }
                 guard let id else { return nil }
-                let reply = Self.encode(RPCResponse(id: id, outcome: Self.result(of: outcome)), revision: try? outcome.get().revision)
+                let reply = Self.encode(id: id, mutation: outcome)
                 return Outbox.Reply(line: Self.line(reply.json), revision: reply.revision, held: 0)
             }
         }
@@ -49,6 +56,54 @@ extension Session {
         for (promise, submission) in zip(promises, submissions) {
             if case .pending(let ticket) = submission { context.lastPendingTicket = ticket }
             promise.fulfil(submission)
+        }
+    }
+
+    /// A run with nothing owed ahead of it (`Outbox.beginDirectWrite`) and its `window` slots taken: when every
+    /// mutation is answered at once (the memory store), the replies go out in one write, each after the
+    /// notifications it must follow; otherwise their reply jobs go to the writer, in order.
+    private func answerRunDirectly(_ run: [PlainMutation], window: RequestWindow, context: inout ReaderContext) async {
+        let submissions = await list.submitAll(run.map { ($0.mutation, $0.expect) })
+        var outcomes: [Result<MutationResult, ReadingListError>] = []
+        for submission in submissions {
+            switch submission {
+            case .answered(let outcome): outcomes.append(outcome)
+            case .pending(let ticket): context.lastPendingTicket = ticket
+            }
+        }
+        guard outcomes.count == run.count else {
+            let list = self.list
+            let jobs: [Outbox.Job] = zip(run, submissions).map { request, submission in
+                {
+                    let outcome: Result<MutationResult, ReadingListError> =
+                        switch submission {
+                        case .answered(let outcome): outcome
+                        case .pending(let ticket): await list.answer(ticket)
+                        }
+                    guard let id = request.id else { return nil }
+                    let reply = Self.encode(id: id, mutation: outcome)
+                    return Outbox.Reply(line: Self.line(reply.json), revision: reply.revision, held: 0)
+                }
+            }
+            outbox.endDirectWrite(then: jobs)
+            return
+        }
+        var bytes: [UInt8] = []
+        for (request, outcome) in zip(run, outcomes) {
+            guard let id = request.id else { continue }
+            let reply = Self.encode(id: id, mutation: outcome)
+            bytes.append(contentsOf: outbox.takeNotifications(upTo: reply.revision))
+            bytes.append(contentsOf: reply.json)
+            bytes.append(0x0A)
+        }
+        let sent = writeDirectly(bytes)
+        if sent == bytes.count {
+            window.release(run.count)
+            outbox.endDirectWrite()
+        } else {
+            // The writer finishes the rest and gives back the slot of that one job.
+            window.release(run.count - 1)
+            outbox.endDirectWrite(unsent: bytes[sent...])
         }
     }
 }

@@ -19,7 +19,8 @@ extension Session {
     /// submitted to the list (its answer is collected by the writer); any other request first waits until this
     /// connection's earlier mutations are answered, then runs and is encoded at once — so it sees exactly the
     /// connection's earlier changes, never a later one.
-    func handle(_ event: LineFramer.Event, context: inout ReaderContext) async {
+    /// The reader holds one `window` slot for the request; whoever answers it gives the slot back.
+    func handle(_ event: LineFramer.Event, context: inout ReaderContext, window: RequestWindow) async {
         switch event {
         case .tooLong(let limit):
             let error = RPCError(.invalidRequest, "Invalid request: line longer than \(limit) bytes; it was discarded")
@@ -28,6 +29,10 @@ extension Session {
         case .line(let bytes):
             switch IncomingMessage.decode(line: bytes) {
             case .single(let element):
+                if outbox.beginDirectWrite() {
+                    await answerDirectly(element, context: &context, window: window)
+                    return
+                }
                 let answer = ReplyPromise<(Answer, Int)>()
                 outbox.push {
                     let (answer, held) = await answer.value
@@ -70,6 +75,53 @@ extension Session {
         }
     }
 
+    /// Answers one request with nothing owed ahead of it (`Outbox.beginDirectWrite`): the reader writes the reply
+    /// itself as far as the socket takes it at once, sparing the writer task a wake-up per request. A mutation
+    /// still being saved, and whatever the socket did not take, go to the writer as usual.
+    private func answerDirectly(
+        _ element: IncomingMessage.IncomingRequest, context: inout ReaderContext, window: RequestWindow
+    ) async {
+        let prepared = await prepare(element, context: &context)
+        guard prepared.isKnown else {
+            let answer = prepared.answer
+            outbox.endDirectWrite(then: [{
+                guard let reply = await answer() else { return nil }
+                return Outbox.Reply(line: reply.before + Self.line(reply.json), revision: reply.revision, held: 0)
+            }])
+            return
+        }
+        guard let reply = await prepared.answer() else {
+            window.release()
+            outbox.endDirectWrite()
+            return
+        }
+        var bytes = outbox.takeNotifications(upTo: reply.revision)
+        bytes.append(contentsOf: reply.before)
+        bytes.append(contentsOf: reply.json)
+        bytes.append(0x0A)
+        let sent = writeDirectly(bytes)
+        if sent == bytes.count {
+            window.release()
+            outbox.endDirectWrite()
+        } else {
+            // The writer finishes the line (with the write deadline) and gives the slot back after it.
+            outbox.endDirectWrite(unsent: bytes[sent...])
+        }
+    }
+
+    /// Sends what the socket takes of `bytes` now, for a direct write.
+    /// - Returns: how many bytes it took; all of them when the write failed (the connection is then closed, the
+    ///   reader fails next and the session ends, logging why).
+    func writeDirectly(_ bytes: [UInt8]) -> Int {
+        do {
+            return try connection.writeNow(bytes[...])
+        } catch {
+            outbox.recordWriteFailure("\(error)")
+            connection.close()
+            return bytes.count
+        }
+    }
+
     /// The most requests one batch may hold; a larger batch gets one -32600 (protocol/PROTOCOL.md §10).
     static let maxBatchElements = 1000
 
@@ -78,6 +130,8 @@ extension Session {
     struct Prepared {
         var answer: Answer
         var encodedBytes = 0
+        /// False when `answer` waits for a save; true when it returns at once.
+        var isKnown = true
     }
 
     /// Carries out one request.
@@ -101,6 +155,7 @@ extension Session {
             let submission = await list.submit(mutation, expect: expect)
             if case .pending(let ticket) = submission { context.lastPendingTicket = ticket }
             let list = self.list
+            let isKnown = if case .answered = submission { true } else { false }
             return Prepared(answer: {
                 let outcome: Result<MutationResult, ReadingListError> =
                     switch submission {
@@ -108,8 +163,8 @@ extension Session {
                     case .pending(let ticket): await list.answer(ticket)
                     }
                 guard let id else { return nil }
-                return Self.encode(RPCResponse(id: id, outcome: Self.result(of: outcome)), revision: try? outcome.get().revision)
-            })
+                return Self.encode(id: id, mutation: outcome)
+            }, isKnown: isKnown)
         case .success(.auth(let token)):
             return Self.answer(id, authenticate(token, context: &context))
         case .success(let call):
@@ -220,16 +275,20 @@ extension Session {
         }
     }
 
-    static func result(of outcome: Result<MutationResult, ReadingListError>) -> Result<JSONValue, RPCError> {
+    /// The response to a mutation: `{"revision","item"}` or `{"revision","id"}` (written straight to bytes), or its
+    /// error.
+    static func encode(id: RequestID, mutation outcome: Result<MutationResult, ReadingListError>) -> Encoded {
         switch outcome {
         case .success(let result):
-            if let item = result.item {
-                .success(MethodResult.item(revision: result.revision, item: item).json)
-            } else {
-                .success(MethodResult.removed(revision: result.revision, id: result.id).json)
-            }
+            let method: MethodResult =
+                if let item = result.item { .item(revision: result.revision, item: item) }
+                else { .removed(revision: result.revision, id: result.id) }
+            var json: [UInt8] = []
+            json.reserveCapacity(256)
+            method.appendResponse(id: id, to: &json)
+            return Encoded(json: json, revision: result.revision)
         case .failure(let error):
-            .failure(RPCError(error))
+            return encode(RPCResponse(id: id, outcome: .failure(RPCError(error))))
         }
     }
 

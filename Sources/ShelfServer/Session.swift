@@ -51,7 +51,8 @@ final class Session: Sendable {
     func run() async {
         log("connection \(connection.id) from \(connection.peer) opened")
         let window = RequestWindow(size: configuration.maxPendingRequests)
-        let task = Task { await self.readLoop(window: window) }
+        // The reader runs on the connection's event loop, as the writer does (`Server.run()`).
+        let task = Task(executorPreference: connection.executor) { await self.readLoop(window: window) }
         let stopNow = reader.withLock { state -> Bool in
             state.task = task
             return state.stopRequested
@@ -102,7 +103,7 @@ final class Session: Sendable {
                     continue
                 }
                 await window.acquire()
-                await handle(events[index], context: &context)
+                await handle(events[index], context: &context, window: window)
                 index += 1
             }
             if atEnd { return }
@@ -148,7 +149,7 @@ final class Session: Sendable {
             }
             outbox.releaseReplyBytes(held)
         }
-        return ending
+        return outbox.writeFailure ?? ending
     }
 
     /// Closes a connection that sent nothing for `timeout`, with a `closing` notification (`idle_timeout`).

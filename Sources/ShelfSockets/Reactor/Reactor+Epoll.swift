@@ -3,7 +3,7 @@ import Glibc
 
 extension Reactor {
     /// Creates the epoll instance and the wake eventfd and starts the reactor thread.
-    static func start(table: RegistrationTable) -> Result<(epoll: Int32, wake: Int32), SocketError> {
+    static func start(table: RegistrationTable) -> Result<(epoll: Int32, wake: Int32, executor: ReactorExecutor), SocketError> {
         let epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epollFD >= 0 else { return .failure(.lastError("epoll_create1")) }
         let wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
@@ -19,27 +19,32 @@ extension Reactor {
             _ = close(epollFD)
             return .failure(error)
         }
+        let executor = ReactorExecutor(wakeFD: wakeFD)
         do throws(SocketError) {
             try DetachedThread.start { @Sendable in
-                runLoop(epollFD: epollFD, wakeFD: wakeFD, table: table)
+                runLoop(epollFD: epollFD, wakeFD: wakeFD, table: table, executor: executor)
             }
         } catch {
             _ = close(wakeFD)
             _ = close(epollFD)
             return .failure(error)
         }
-        return .success((epollFD, wakeFD))
+        return .success((epollFD, wakeFD, executor))
     }
 
-    /// The reactor thread's body: waits (no timeout, EINTR retried) and wakes registrations until stopped.
-    private static func runLoop(epollFD: Int32, wakeFD: Int32, table: RegistrationTable) {
+    /// The reactor thread's body: waits (EINTR retried), wakes registrations, runs the tasks queued on its
+    /// executor, and again, until stopped. It waits without timeout only when no task is queued.
+    private static func runLoop(epollFD: Int32, wakeFD: Int32, table: RegistrationTable, executor: ReactorExecutor) {
         let capacity = 256
         let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: capacity)
         defer { events.deallocate() }
         var batch: [(Registration, UInt32)] = []
         batch.reserveCapacity(capacity)
+        var jobs: [UnownedJob] = []
+        defer { executor.stop() }
         while true {
-            let count = epoll_wait(epollFD, events.baseAddress, Int32(capacity), -1)
+            let count = epoll_wait(epollFD, events.baseAddress, Int32(capacity), executor.prepareToWait())
+            executor.awake()
             if count < 0 {
                 let code = errno
                 if code == EINTR { continue }
@@ -57,6 +62,7 @@ extension Reactor {
             let stopping = table.collect(ready, into: &batch)
             for (registration, mask) in batch { registration.deliver(events: mask) }
             if stopping { break }
+            executor.runQueued(using: &jobs)
         }
         _ = close(wakeFD)
         _ = close(epollFD)

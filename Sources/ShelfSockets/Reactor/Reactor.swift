@@ -18,6 +18,8 @@ public final class Reactor: Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     private let startError: SocketError?
+    /// Runs tasks on the reactor thread (an event loop): sessions prefer it, so readiness resumes them in place.
+    public let executor: ReactorExecutor
     private let table = RegistrationTable()
 
     /// Starts a reactor with its own epoll instance and thread. The thread exits, and its descriptors are closed,
@@ -30,10 +32,11 @@ public final class Reactor: Sendable {
 
     private init(recordingFailure: Void) {
         switch Self.start(table: table) {
-        case .success(let descriptors):
-            (epollFD, wakeFD, startError) = (descriptors.epoll, descriptors.wake, nil)
+        case .success(let started):
+            (epollFD, wakeFD, executor, startError) = (started.epoll, started.wake, started.executor, nil)
         case .failure(let error):
-            (epollFD, wakeFD, startError) = (-1, -1, error)
+            // Nothing can be registered, so no task ever waits here for a socket.
+            (epollFD, wakeFD, executor, startError) = (-1, -1, ReactorExecutor(wakeFD: -1), error)
         }
     }
 

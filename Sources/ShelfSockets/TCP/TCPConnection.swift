@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// A connected, non-blocking TCP socket driven by a `Reactor`.
 ///
@@ -14,6 +15,10 @@ public final class TCPConnection: Sendable {
     let reactor: Reactor
     let handle: SocketHandle
     let registration: Registration
+    /// Set after a read returned fewer bytes than asked: the socket was drained then, so the next read waits for
+    /// readiness first instead of spending a system call on `EAGAIN` (edge-triggered epoll reports every arrival
+    /// of data; an end of stream already reported is remembered in `Registration.hungUp`).
+    private let drained = Atomic<Bool>(false)
 
     /// Takes ownership of a connected (or connecting) non-blocking `fd` and registers it with `reactor`.
     /// - Throws: the registration error; `fd` is closed in that case.
@@ -34,6 +39,10 @@ public final class TCPConnection: Sendable {
         close()
     }
 
+    /// The event loop of the reactor this socket is registered with: a task that serves the socket runs cheapest
+    /// there (`Task(executorPreference: connection.executor)`), resumed in place when the socket is ready.
+    public var executor: ReactorExecutor { reactor.executor }
+
     /// Reads what is available, up to `maxBytes` bytes, suspending while nothing is.
     /// - Parameter maxBytes: the most bytes to return; must be positive. Default 64 KiB.
     /// - Returns: 1...`maxBytes` bytes, or `[]` at end of stream (the peer shut down its write side).
@@ -41,10 +50,15 @@ public final class TCPConnection: Sendable {
     ///   `.failed(call: "read", errno:)`; `CancellationError` if the task is cancelled while suspended.
     public func read(maxBytes: Int = 65_536) async throws -> [UInt8] {
         precondition(maxBytes > 0, "maxBytes must be positive")
+        if drained.exchange(false, ordering: .relaxed), !registration.hungUp.load(ordering: .acquiring) {
+            try await registration.readable.wait()
+        }
         while true {
             let outcome = try handle.withDescriptor { fd throws(SocketError) in try Self.readOnce(fd, maxBytes) }
             switch outcome {
-            case .done(let bytes): return bytes
+            case .done(let bytes):
+                if !bytes.isEmpty, bytes.count < maxBytes { drained.store(true, ordering: .relaxed) }
+                return bytes
             case .interrupted: continue
             case .wouldBlock: try await registration.readable.wait()
             }

@@ -44,7 +44,10 @@ struct LoadRun {
         var failed = 0
         await withTaskGroup(of: ConnectionStats?.self) { group in
             for (index, connection) in connections.enumerated() {
-                group.addTask { await LoadConnection(connection: connection, index: index, plan: plan).run() }
+                // On the reactor's event loop, as shelfd's sessions: the generator must cost less than the servers.
+                group.addTask(executorPreference: connection.executor) {
+                    await LoadConnection(connection: connection, index: index, plan: plan).run()
+                }
             }
             group.addTask {
                 try? await Task.sleep(until: deadline, clock: clock)
