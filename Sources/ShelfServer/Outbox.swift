@@ -173,16 +173,19 @@ final class Outbox: Sendable {
         }
     }
 
-    /// Ends a direct write. `unsent` (what the socket did not take at once) and then `jobs` go first in the queue,
-    /// for the writer to finish; the writer is woken only when it has something to do.
+    /// Ends a direct write. `unsent` (what the socket did not take at once) and then `jobs` go to the front of the
+    /// queue, ahead of jobs the reader queued during the direct write, for the writer to finish; the writer is
+    /// woken only when it has something to do.
     func endDirectWrite(unsent: ArraySlice<UInt8> = [], then jobs: [Job] = []) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.directWrite = false
+            // Ahead of any job the reader queued meanwhile: those came after this reply.
+            var first = jobs
             if !unsent.isEmpty {
                 let line = Array(unsent)
-                state.jobs.append { Reply(line: line, revision: nil, held: 0) }
+                first.insert({ Reply(line: line, revision: nil, held: 0) }, at: 0)
             }
-            state.jobs.append(contentsOf: jobs)
+            state.jobs.insert(contentsOf: first, at: state.jobHead)
             guard state.hasWork, let waiter = state.waiter else { return nil }
             state.waiter = nil
             return waiter

@@ -96,14 +96,6 @@ extension Session {
             bytes.append(contentsOf: reply.json)
             bytes.append(0x0A)
         }
-        let sent = writeDirectly(bytes)
-        if sent == bytes.count {
-            window.release(run.count)
-            outbox.endDirectWrite()
-        } else {
-            // The writer finishes the rest and gives back the slot of that one job.
-            window.release(run.count - 1)
-            outbox.endDirectWrite(unsent: bytes[sent...])
-        }
+        finishDirectWrite(bytes, releasing: run.count, of: window)
     }
 }

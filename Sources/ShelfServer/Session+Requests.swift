@@ -99,27 +99,31 @@ extension Session {
         bytes.append(contentsOf: reply.before)
         bytes.append(contentsOf: reply.json)
         bytes.append(0x0A)
-        let sent = writeDirectly(bytes)
-        if sent == bytes.count {
-            window.release()
-            outbox.endDirectWrite()
-        } else {
-            // The writer finishes the line (with the write deadline) and gives the slot back after it.
-            outbox.endDirectWrite(unsent: bytes[sent...])
-        }
+        finishDirectWrite(bytes, releasing: 1, of: window)
     }
 
-    /// Sends what the socket takes of `bytes` now, for a direct write.
-    /// - Returns: how many bytes it took; all of them when the write failed (the connection is then closed, the
-    ///   reader fails next and the session ends, logging why).
-    func writeDirectly(_ bytes: [UInt8]) -> Int {
-        do {
-            return try connection.writeNow(bytes[...])
-        } catch {
-            outbox.recordWriteFailure("\(error)")
-            connection.close()
-            return bytes.count
+    /// Ends a direct write: sends `bytes` once the event loop's current round is over (so the replies of one round
+    /// leave back to back, as Redis writes its replies before it sleeps), gives back `slots` window slots, and
+    /// hands whatever the socket did not take to the writer (which then gives back the last slot).
+    func finishDirectWrite(_ bytes: [UInt8], releasing slots: Int, of window: RequestWindow) {
+        let flush: @Sendable () -> Void = { [self] in
+            var sent = bytes.count
+            do {
+                sent = try connection.writeNow(bytes[...])
+            } catch {
+                // The reader fails next and the session ends, logging why.
+                outbox.recordWriteFailure("\(error)")
+                connection.close()
+            }
+            if sent == bytes.count {
+                window.release(slots)
+                outbox.endDirectWrite()
+            } else {
+                window.release(slots - 1)
+                outbox.endDirectWrite(unsent: bytes[sent...])
+            }
         }
+        if !connection.executor.afterRound(flush) { flush() }
     }
 
     /// The most requests one batch may hold; a larger batch gets one -32600 (protocol/PROTOCOL.md §10).

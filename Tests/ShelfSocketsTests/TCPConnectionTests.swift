@@ -115,9 +115,21 @@ struct TCPConnectionTests {
     }
 
     @Test func connectingToAPortWithNothingListeningIsRefused() async throws {
-        let listener = try TCPListener.listen(on: HostPort(host: "127.0.0.1", port: 0))
-        let address = listener.localAddress
-        listener.close()
+        // A socket bound but not listening keeps the port: no test running in parallel can listen on it meanwhile.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { _ = Glibc.close(fd) }
+        var bound = sockaddr_in()
+        bound.sin_family = sa_family_t(AF_INET)
+        bound.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &bound) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        try #require(named)
+        let address = HostPort(host: "127.0.0.1", port: UInt16(bigEndian: bound.sin_port))
         try await withDeadline {
             await #expect(throws: SocketError.failed(call: "connect", errno: ECONNREFUSED)) {
                 _ = try await TCPConnection.connect(to: address)

@@ -41,6 +41,7 @@ extension Reactor {
         var batch: [(Registration, UInt32)] = []
         batch.reserveCapacity(capacity)
         var jobs: [UnownedJob] = []
+        executor.loopStarted()
         defer { executor.stop() }
         while true {
             let count = epoll_wait(epollFD, events.baseAddress, Int32(capacity), executor.prepareToWait())

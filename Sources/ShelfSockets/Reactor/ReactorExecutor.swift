@@ -21,6 +21,10 @@ public final class ReactorExecutor: TaskExecutor, Sendable {
 
     private let state = Mutex(State())
     private let wakeFD: Int32
+    /// Work to run when the current round's jobs are done (`afterRound`); touched on the loop thread only.
+    private let roundEnd = Mutex<[@Sendable () -> Void]>([])
+    /// The loop thread (`pthread_self()`), once it runs.
+    private let loopThread = Atomic<UInt>(0)
 
     /// - Parameter wakeFD: the reactor's eventfd, registered with its epoll instance.
     init(wakeFD: Int32) {
@@ -52,13 +56,32 @@ public final class ReactorExecutor: TaskExecutor, Sendable {
         state.withLock { $0.sleeping = false }
     }
 
+    /// Runs `body` on the loop thread once the jobs of the current round have run, before the next epoll poll:
+    /// lets the tasks of one round batch their socket writes (each wakes the peer once, not once per reply).
+    /// - Returns: false, without keeping `body`, when not called on the loop thread (run it yourself).
+    public func afterRound(_ body: @escaping @Sendable () -> Void) -> Bool {
+        guard loopThread.load(ordering: .relaxed) == UInt(pthread_self()) else { return false }
+        roundEnd.withLock { $0.append(body) }
+        return true
+    }
+
+    /// Reactor thread, when its loop starts.
+    func loopStarted() {
+        loopThread.store(UInt(pthread_self()), ordering: .relaxed)
+    }
+
     /// Reactor thread: runs the jobs queued so far (jobs they enqueue run in the next round, after the next
-    /// epoll poll, so sockets are never starved). `spare` is reused between rounds.
+    /// epoll poll, so sockets are never starved), then the round's `afterRound` work. `spare` is reused.
     func runQueued(using spare: inout [UnownedJob]) {
         state.withLock { swap(&$0.jobs, &spare) }
         let executor = asUnownedTaskExecutor()
         for job in spare { job.runSynchronously(on: executor) }
         spare.removeAll(keepingCapacity: true)
+        let endings = roundEnd.withLock { roundEnd in
+            defer { roundEnd.removeAll(keepingCapacity: true) }
+            return roundEnd
+        }
+        for ending in endings { ending() }
     }
 
     /// Reactor thread, when it exits: later enqueues no longer touch the eventfd.
