@@ -270,3 +270,34 @@ struct SnapshotCodecTests {
             == .corrupt(path: Self.path, reason: "line 3 \(problem)"))
     }
 }
+
+/// The fast item-line reader declines what it cannot judge; the snapshot then reads or refuses the line exactly as
+/// the general JSON path does.
+struct SnapshotFastPathTests {
+    private func file(_ line: String) -> [UInt8] {
+        Array((#"{"format":2,"revision":9,"items":1}"# + "\n" + line + "\n").utf8)
+    }
+
+    @Test("a stored title with surrounding spaces is refused on the fast path too")
+    func untrimmedTitleIsCorrupt() {
+        let line = #"{"id":"0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9","title":" A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#
+        #expect(throws: StorageError.corrupt(path: "p", reason: #"line 2 has no valid "title""#)) {
+            _ = try SnapshotCodec.decode(file(line), path: "p")
+        }
+    }
+
+    @Test("an item revision above the list's is refused on the fast path too")
+    func revisionAboveTheList() {
+        let line = #"{"id":"0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9","title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":10}"#
+        #expect(throws: StorageError.corrupt(path: "p", reason: "line 2 has revision 10, above the list's 9")) {
+            _ = try SnapshotCodec.decode(file(line), path: "p")
+        }
+    }
+
+    @Test("a line with an escaped title is read by the general path, with the escape decoded")
+    func escapedTitleReadsTheSame() throws {
+        let line = #"{"id":"0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9","title":"A\"B \u00e9","isRead":true,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#
+        let snapshot = try SnapshotCodec.decode(file(line), path: "p")
+        #expect(snapshot.items.items.map(\.title) == ["A\"B é"])
+    }
+}

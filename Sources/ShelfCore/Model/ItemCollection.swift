@@ -48,8 +48,11 @@ public struct ItemCollection: Sendable, Equatable, Sequence {
     /// Appends `item`; returns false (and changes nothing) when its id is already present.
     @discardableResult
     public mutating func append(_ item: Item) -> Bool {
-        guard positions[item.id] == nil else { return false }
-        positions[item.id] = slots.count
+        // One hash probe on the usual path; a duplicate (refused) puts the old position back.
+        if let existing = positions.updateValue(slots.count, forKey: item.id) {
+            positions[item.id] = existing
+            return false
+        }
         slots.append(item)
         return true
     }

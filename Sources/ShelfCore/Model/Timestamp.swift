@@ -88,7 +88,7 @@ public enum Timestamp {
         return days * millisecondsPerDay + hour * 3_600_000 + minute * 60_000 + second * 1000 + millis - offset
     }
 
-    private static func date(milliseconds ms: Int64) -> Date {
+    static func date(milliseconds ms: Int64) -> Date {
         Date(timeIntervalSinceReferenceDate: Double(ms - referenceOffset) / 1000)
     }
 

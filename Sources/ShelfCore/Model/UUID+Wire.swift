@@ -26,34 +26,39 @@ extension UUID {
     /// Parses the 36-character hyphenated form, hex digits in either case — what `UUID(uuidString:)` accepts, at a
     /// fraction of its cost (a million-item store parses a million ids at start-up). `nil` for anything else.
     public init?(wireText text: String) {
-        var bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let parsed: Bool? = text.utf8.withContiguousStorageIfAvailable { chars in
-            guard chars.count == 36 else { return false }
-            return withUnsafeMutableBytes(of: &bytes) { out in
-                var index = 0
-                for byteIndex in 0..<16 {
-                    if index == 8 || index == 13 || index == 18 || index == 23 {
-                        guard chars[index] == UInt8(ascii: "-") else { return false }
-                        index += 1
-                    }
-                    guard let high = Self.hexValue(chars[index]), let low = Self.hexValue(chars[index + 1]) else { return false }
-                    out[byteIndex] = high << 4 | low
-                    index += 2
-                }
-                return true
-            }
-        }
+        let parsed: UUID?? = text.utf8.withContiguousStorageIfAvailable { UUID(wireBytes: $0) }
         switch parsed {
-        case true?:
-            self.init(uuid: bytes)
-        case false?:
+        case .some(let id?):
+            self = id
+        case .some(nil):
             return nil
         case nil:
             // Not contiguous UTF-8 (a bridged string): let Foundation read it.
             guard let id = UUID(uuidString: text) else { return nil }
             self = id
         }
+    }
+
+    /// `init(wireText:)` on the UTF-8 bytes of the text.
+    init?(wireBytes chars: UnsafeBufferPointer<UInt8>) {
+        guard chars.count == 36 else { return nil }
+        var bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let parsed = withUnsafeMutableBytes(of: &bytes) { out in
+            var index = 0
+            for byteIndex in 0..<16 {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    guard chars[index] == UInt8(ascii: "-") else { return false }
+                    index += 1
+                }
+                guard let high = Self.hexValue(chars[index]), let low = Self.hexValue(chars[index + 1]) else { return false }
+                out[byteIndex] = high << 4 | low
+                index += 2
+            }
+            return true
+        }
+        guard parsed else { return nil }
+        self.init(uuid: bytes)
     }
 
     private static func hexValue(_ char: UInt8) -> UInt8? {

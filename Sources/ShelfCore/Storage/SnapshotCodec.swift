@@ -58,6 +58,9 @@ public enum SnapshotCodec {
             throw .corrupt(path: path, reason: "the last line is cut short (no newline at the end)")
         }
         let items = try LineChunks.map(bytes, from: itemsStart, firstLineNumber: 2) { line throws(StorageError) in
+            if let fields = ItemLineParser.parse(line.bytes) {
+                return try checkedItem(fields, at: "line \(line.number)", listRevision: revision, path: path)
+            }
             let value: JSONValue
             do {
                 value = try JSONParser.parse(line.bytes)
@@ -107,7 +110,7 @@ public enum SnapshotCodec {
         guard let idText = object["id"]?.stringValue, let id = UUID(wireText: idText) else {
             throw .corrupt(path: path, reason: "\(place) has no valid \"id\" (a UUID)")
         }
-        guard let raw = object["title"]?.stringValue, case .success(let title) = Title.validate(raw), title == raw else {
+        guard let title = object["title"]?.stringValue else {
             throw .corrupt(path: path, reason: "\(place) has no valid \"title\"")
         }
         guard let isRead = object["isRead"]?.boolValue else {
@@ -119,9 +122,22 @@ public enum SnapshotCodec {
         guard let revision = object["revision"]?.numberValue?.uint64 else {
             throw .corrupt(path: path, reason: "\(place) has no valid \"revision\" (a whole number from 0)")
         }
-        guard revision <= listRevision else {
-            throw .corrupt(path: path, reason: "\(place) has revision \(revision), above the list's \(listRevision)")
+        return try checkedItem(
+            ItemLineParser.Fields(id: id, title: title, isRead: isRead, addedAt: addedAt, revision: revision),
+            at: place, listRevision: listRevision, path: path)
+    }
+
+    /// The checks every stored item gets, however it was read: a valid, already trimmed title, and a revision no
+    /// higher than the list's.
+    static func checkedItem(
+        _ fields: ItemLineParser.Fields, at place: String, listRevision: Revision, path: String
+    ) throws(StorageError) -> Item {
+        guard case .success(let title) = Title.validate(fields.title), title == fields.title else {
+            throw .corrupt(path: path, reason: "\(place) has no valid \"title\"")
         }
-        return Item(id: id, title: title, isRead: isRead, addedAt: addedAt, revision: revision)
+        guard fields.revision <= listRevision else {
+            throw .corrupt(path: path, reason: "\(place) has revision \(fields.revision), above the list's \(listRevision)")
+        }
+        return Item(id: fields.id, title: title, isRead: fields.isRead, addedAt: fields.addedAt, revision: fields.revision)
     }
 }
