@@ -23,7 +23,7 @@ public enum StoreChoice: Sendable, Equatable {
     func makeStore() -> any ListStore {
         switch self {
         case .file(let path): FileListStore(path: path)
-        case .memory: MemoryListStore()
+        case .memory: EphemeralListStore()
         }
     }
 

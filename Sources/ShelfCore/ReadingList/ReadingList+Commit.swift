@@ -20,22 +20,25 @@ extension ReadingList {
         for entry in entries {
             guard entry.saved else { break }
             answered += 1
-            if case .success(let result) = entry.outcome, let change = result.change {
-                accepted.items.apply(change.change)
-                accepted.revision = change.revision
-                history.append(change)
-                speculative.published(change)
-                for subscriber in subscribers.values { subscriber(change) }
-            }
+            if case .success(let result) = entry.outcome, let change = result.change { publish(change) }
             deliver(entry, entry.outcome)
         }
         entries.removeFirst(answered)
         if entries.isEmpty { resumeIdleWaiters() }
     }
 
+    /// Makes one saved change visible: to readers, to the history and to subscribers.
+    func publish(_ change: RevisionedChange) {
+        accepted.items.apply(change.change)
+        accepted.revision = change.revision
+        history.append(change)
+        speculative.published(change)
+        for subscriber in subscribers.values { subscriber(change) }
+    }
+
     /// A save failed: forget every unanswered change, answer all waiting requests `storageFailed`, and start a new
     /// generation so that late completions of the old one are dropped.
-    private func rollBack(_ error: StorageError) {
+    func rollBack(_ error: StorageError) {
         generation += 1
         speculative.reset(to: accepted.revision)
         let failed = entries

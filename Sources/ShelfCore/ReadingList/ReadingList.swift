@@ -136,8 +136,20 @@ public actor ReadingList {
                 completions.yield(Completion(ticket: ticket, generation: commit.generation, result: result))
             }
             nextTicket += 1
+            let inlineResult = handoff.enqueueReturned()
+            if let inlineResult, entries.isEmpty {
+                // Saved (or refused) inline with nothing ahead of it: publish or roll back and answer at once.
+                switch inlineResult {
+                case .success:
+                    publish(change)
+                    return .answered(outcome)
+                case .failure(let error):
+                    rollBack(error)
+                    return .answered(.failure(.storageFailed(error)))
+                }
+            }
             entries.append(Entry(ticket: ticket, outcome: outcome, saved: saved, continuation: nil))
-            if let result = handoff.enqueueReturned() {
+            if let result = inlineResult {
                 complete(Completion(ticket: ticket, generation: commit.generation, result: result))
                 // Saved and published already (nothing was ahead of it): answer now, saving the caller a hop.
                 if let outcome = unclaimed.removeValue(forKey: ticket) { return .answered(outcome) }
