@@ -27,12 +27,13 @@ extension ReadingList {
         if entries.isEmpty { resumeIdleWaiters() }
     }
 
-    /// Makes one saved change visible: to readers, to the history and to subscribers.
-    func publish(_ change: RevisionedChange) {
+    /// Makes one saved change visible: to readers, to the history and to subscribers. `wasPending`: it is among the
+    /// speculative changes (it was saved after other requests were decided on top of it).
+    func publish(_ change: RevisionedChange, wasPending: Bool = true) {
         accepted.items.apply(change.change)
         accepted.revision = change.revision
         history.append(change)
-        speculative.published(change)
+        if wasPending { speculative.published(change) }
         for subscriber in subscribers.values { subscriber(change) }
     }
 

@@ -124,7 +124,6 @@ public actor ReadingList {
         let ticket = nextTicket
         if case .success(let result) = outcome, let change = result.change {
             saved = false
-            speculative.add(change)
             let commit = StoreCommit(generation: generation, base: change.revision - 1, changes: [change])
             let completions = self.completions
             let handoff = CompletionHandoff()
@@ -138,16 +137,19 @@ public actor ReadingList {
             nextTicket += 1
             let inlineResult = handoff.enqueueReturned()
             if let inlineResult, entries.isEmpty {
-                // Saved (or refused) inline with nothing ahead of it: publish or roll back and answer at once.
+                // Saved (or refused) inline with nothing ahead of it: publish or roll back and answer at once; it
+                // never needs a place among the pending changes.
                 switch inlineResult {
                 case .success:
-                    publish(change)
+                    speculative.advance(to: change.revision)
+                    publish(change, wasPending: false)
                     return .answered(outcome)
                 case .failure(let error):
                     rollBack(error)
                     return .answered(.failure(.storageFailed(error)))
                 }
             }
+            speculative.add(change)
             entries.append(Entry(ticket: ticket, outcome: outcome, saved: saved, continuation: nil))
             if let result = inlineResult {
                 complete(Completion(ticket: ticket, generation: commit.generation, result: result))

@@ -27,6 +27,11 @@ struct SpeculativeChanges: Sendable {
         revision = change.revision
     }
 
+    /// Moves to `revision` without recording a pending change (one that was saved as it was decided).
+    mutating func advance(to revision: Revision) {
+        self.revision = revision
+    }
+
     /// Forgets a change once it is published, unless a later pending change to the same item supersedes it.
     mutating func published(_ change: RevisionedChange) {
         let id = change.change.itemID

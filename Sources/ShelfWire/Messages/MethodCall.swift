@@ -31,7 +31,8 @@ public enum MethodCall: Sendable, Equatable {
     ///   type, unknown to the method, a malformed UUID or an unknown filter.
     public static func decode(_ request: RPCRequest) -> Result<MethodCall, RPCError> {
         let reader = ParamsReader(method: request.method, params: request.params)
-        let allowed: Set<String>
+        // Arrays, not sets: at most three names, looked up on every request.
+        let allowed: [String]
         switch request.method {
         case "hello", "ping", "unwatch": allowed = []
         case "watch": allowed = ["since"]

@@ -9,8 +9,8 @@ struct ParamsReader {
     let params: JSONObject
 
     /// Fails on a param the method does not take (a typo such as `titel` should not be silently ignored).
-    func allowOnly(_ names: Set<String>) -> RPCError? {
-        guard let unknown = params.keys.first(where: { !names.contains($0) }) else { return nil }
+    func allowOnly(_ names: [String]) -> RPCError? {
+        guard let unknown = params.members.first(where: { !names.contains($0.key) })?.key else { return nil }
         let expected = names.isEmpty ? "none" : names.sorted().joined(separator: ", ")
         return invalid("unknown param \"\(unknown)\" for \(method) (takes: \(expected))")
     }
