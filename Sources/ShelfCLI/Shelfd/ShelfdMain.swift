@@ -41,7 +41,8 @@ public enum ShelfdMain {
         let list: ReadingList
         do {
             list = try await ReadingList(
-                store: options.store.makeStore(), historyLimit: options.configuration.historyLimit)
+                store: options.store.makeStore(), historyLimit: options.configuration.historyLimit,
+                completionExecutor: Reactor.shared.executor)
         } catch {
             output.error("shelfd: cannot open the store: \(error)")
             return ExitCode.failure.rawValue

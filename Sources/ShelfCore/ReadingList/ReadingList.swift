@@ -58,12 +58,15 @@ public actor ReadingList {
     ///   - now: the clock for `Item.addedAt` (injected so tests are exact).
     ///   - newID: the id generator for new items (injected so tests are exact).
     ///   - historyLimit: how many recent changes are kept for `watch(since:…)` (`shelfd --history`).
+    ///   - completionExecutor: where the task that takes a store's later completions runs (SE-0417 preference);
+    ///     `shelfd` passes its event loop, so a save's answer reaches the waiting session without another thread.
     /// - Throws: `StorageError` from `store.load()`; nothing is written.
     public init(
         store: any ListStore,
         now: @escaping @Sendable () -> Date = { Date() },
         newID: @escaping @Sendable () -> UUID = { UUID.random() },
-        historyLimit: Int = ReadingList.defaultHistoryLimit
+        historyLimit: Int = ReadingList.defaultHistoryLimit,
+        completionExecutor: (any TaskExecutor)? = nil
     ) async throws(StorageError) {
         let snapshot = try await store.load()
         self.store = store
@@ -74,7 +77,7 @@ public actor ReadingList {
         history = ChangeHistory(capacity: historyLimit, revision: snapshot.revision)
         let (stream, continuation) = AsyncStream.makeStream(of: Completion.self)
         completions = continuation
-        Task { [weak self] in
+        Task(executorPreference: completionExecutor) { [weak self] in
             for await completion in stream {
                 guard let self else { return }
                 await self.complete(completion)
