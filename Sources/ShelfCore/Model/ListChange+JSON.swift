@@ -9,6 +9,16 @@ extension RevisionedChange {
         .object(JSONObject([("revision", .number(JSONNumber(revision))), ("change", change.json)]))
     }
 
+    /// Appends the same JSON as `JSONWriter.append(json)` directly, without building a `JSONValue`: every journal
+    /// record and every `changed` notification is this shape.
+    public func appendJSON(to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: #"{"revision":"#.utf8)
+        bytes.append(contentsOf: String(revision).utf8)
+        bytes.append(contentsOf: #","change":"#.utf8)
+        change.appendJSON(to: &bytes)
+        bytes.append(UInt8(ascii: "}"))
+    }
+
     /// Reads that shape back; `nil` when a member is missing, of the wrong type, or the kind is unknown.
     public init?(json: JSONValue) {
         guard case .object(let object) = json, let revision = object["revision"]?.numberValue?.uint64,
@@ -26,6 +36,24 @@ extension ListChange {
         case .updated(let item): .object(JSONObject([("kind", "updated"), ("item", item.json)]))
         case .removed(let id): .object(JSONObject([("kind", "removed"), ("id", .string(id.wireString))]))
         }
+    }
+
+    /// Appends the same JSON as `JSONWriter.append(json)` directly.
+    public func appendJSON(to bytes: inout [UInt8]) {
+        switch self {
+        case .added(let item), .updated(let item):
+            bytes.append(contentsOf: (self.isAdded ? #"{"kind":"added","item":"# : #"{"kind":"updated","item":"#).utf8)
+            item.appendJSON(to: &bytes)
+            bytes.append(UInt8(ascii: "}"))
+        case .removed(let id):
+            bytes.append(contentsOf: #"{"kind":"removed","id":""#.utf8)
+            id.appendWireText(to: &bytes)
+            bytes.append(contentsOf: #""}"#.utf8)
+        }
+    }
+
+    private var isAdded: Bool {
+        if case .added = self { true } else { false }
     }
 
     /// Reads that shape back; `nil` when it is malformed.

@@ -76,7 +76,9 @@ final class JournalFile {
 
     /// The line for `change`, with its LF.
     static func line(_ change: RevisionedChange) -> [UInt8] {
-        var bytes = JSONWriter.encode(change.json)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(200)
+        change.appendJSON(to: &bytes)
         bytes.append(0x0A)
         return bytes
     }

@@ -20,9 +20,16 @@ public enum ServerNotification: Sendable, Equatable {
         }
     }
 
-    /// The notification as one line (JSON + LF), ready to write.
+    /// The notification as one line (JSON + LF), ready to write; a `changed` one is written straight to bytes.
     public var line: [UInt8] {
-        var bytes = JSONWriter.encode(json)
+        var bytes: [UInt8]
+        if case .changed(let change) = self {
+            bytes = Array(#"{"jsonrpc":"2.0","method":"changed","params":"#.utf8)
+            change.appendJSON(to: &bytes)
+            bytes.append(UInt8(ascii: "}"))
+        } else {
+            bytes = JSONWriter.encode(json)
+        }
         bytes.append(0x0A)
         return bytes
     }
