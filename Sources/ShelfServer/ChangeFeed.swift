@@ -8,7 +8,10 @@ import Synchronization
 final class ChangeFeed: Sendable {
     struct Watcher: Sendable {
         let outbox: Outbox
+        /// Called once the outbox overflowed (the watcher was removed).
         let overflowed: @Sendable () -> Void
+        /// Called when `notify` handed the caller a direct write: the session sends the queued notifications.
+        let flush: @Sendable () -> Void
     }
 
     private let watchers = Mutex<[UInt64: Watcher]>([:])
@@ -34,9 +37,14 @@ final class ChangeFeed: Sendable {
         let current = watchers.withLock { $0 }
         guard !current.isEmpty else { return }
         let line = ServerNotification.changed(change).line
-        for (id, watcher) in current where !watcher.outbox.notify(revision: change.revision, line: line) {
-            remove(id)
-            watcher.overflowed()
+        for (id, watcher) in current {
+            switch watcher.outbox.notify(revision: change.revision, line: line) {
+            case .queued: break
+            case .directWrite: watcher.flush()
+            case .overflowed:
+                remove(id)
+                watcher.overflowed()
+            }
         }
     }
 }

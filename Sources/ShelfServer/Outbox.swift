@@ -24,6 +24,8 @@ final class Outbox: Sendable {
     enum Next {
         case job(Job)
         case notifications([UInt8])
+        /// The rest of a direct write the socket did not take at once: goes out before anything else.
+        case unsent([UInt8])
         /// Notifications overflowed `maxBytes`: say `closing` and close.
         case overflow
         /// The session is being closed (idle timeout): write this last line, then close.
@@ -46,15 +48,25 @@ final class Outbox: Sendable {
         var closingLine: [UInt8]?
         /// The writer holds something it took from `next()` and has not asked for more yet.
         var writerBusy = false
-        /// The reader is writing a reply itself (`beginDirectWrite`): the writer takes nothing meanwhile.
+        /// A direct write is under way (`beginDirectWrite`, or notifications claimed by `notify`): the writer takes
+        /// nothing meanwhile.
         var directWrite = false
+        /// What a direct write left unsent; the writer sends it first.
+        var unsent: [UInt8] = []
         /// Why a direct write failed, if one did.
         var writeFailure: String?
 
         /// Whether `next()` has something to hand out.
         var hasWork: Bool {
             !directWrite
-                && (jobHead < jobs.count || !notes.isEmpty || finished || (overflowed && !overflowReported))
+                && (!unsent.isEmpty || jobHead < jobs.count || !notes.isEmpty || finished
+                    || (overflowed && !overflowReported))
+        }
+
+        /// Whether a direct write may start now: nothing queued or being written could be overtaken.
+        var writerIsBypassable: Bool {
+            !directWrite && !writerBusy && unsent.isEmpty && jobHead == jobs.count && !finished && !overflowed
+                && closingLine == nil
         }
     }
 
@@ -118,7 +130,9 @@ final class Outbox: Sendable {
 
     /// True when no reply job is queued or running and no notification waits.
     var isIdle: Bool {
-        state.withLock { $0.jobHead == $0.jobs.count && $0.notes.isEmpty && $0.replyBytes == 0 }
+        state.withLock {
+            $0.jobHead == $0.jobs.count && $0.notes.isEmpty && $0.replyBytes == 0 && $0.unsent.isEmpty && !$0.directWrite
+        }
     }
 
     /// Sends `line` after everything owed, then the session closes (the reader must stop too).
@@ -126,26 +140,45 @@ final class Outbox: Sendable {
         wake { $0.closingLine = $0.closingLine ?? line }
     }
 
+    /// What became of a notification handed to `notify`.
+    enum NotifyOutcome {
+        /// Queued for the writer (or for a direct write already under way).
+        case queued
+        /// Queued, and the caller now holds a direct write for it: send the queued notifications
+        /// (`takeNotifications()`), then `endDirectWrite`. Spares the writer task a wake-up per change.
+        case directWrite
+        /// It overflowed the outbox: stop sending to it.
+        case overflowed
+    }
+
     /// Queues a notification line for `revision`.
-    /// - Returns: false when this overflowed the outbox (the caller stops sending to it).
-    func notify(revision: Revision, line: [UInt8]) -> Bool {
-        var accepted = true
-        wake { state in
-            guard !state.overflowed else {
-                accepted = false
-                return
-            }
+    func notify(revision: Revision, line: [UInt8]) -> NotifyOutcome {
+        let (outcome, waiter) = state.withLock { state -> (NotifyOutcome, CheckedContinuation<Void, Never>?) in
+            guard !state.overflowed else { return (.overflowed, nil) }
             if state.noteBytes + line.count > maxBytes {
                 state.overflowed = true
                 state.notes.removeAll()
                 state.noteBytes = 0
-                accepted = false
-            } else {
-                state.notes.append((revision, line))
-                state.noteBytes += line.count
+                defer { state.waiter = nil }
+                return (.overflowed, state.waiter)
             }
+            state.notes.append((revision, line))
+            state.noteBytes += line.count
+            if state.directWrite { return (.queued, nil) }
+            if state.writerIsBypassable {
+                state.directWrite = true
+                return (.directWrite, nil)
+            }
+            defer { state.waiter = nil }
+            return (.queued, state.waiter)
         }
-        return accepted
+        waiter?.resume()
+        return outcome
+    }
+
+    /// Removes and returns every queued notification, concatenated (for a direct write of them).
+    func takeNotifications() -> [UInt8] {
+        state.withLock { state in Self.take(state.notes.count, from: &state) }
     }
 
     /// Removes and returns, concatenated, the queued notifications with revision up to `revision`; none for a
@@ -165,27 +198,21 @@ final class Outbox: Sendable {
     /// - Returns: false when the reader must queue a reply job as usual.
     func beginDirectWrite() -> Bool {
         state.withLock { state in
-            guard !state.directWrite, !state.writerBusy, state.jobHead == state.jobs.count, !state.finished,
-                  !state.overflowed, state.closingLine == nil
-            else { return false }
+            guard state.writerIsBypassable else { return false }
             state.directWrite = true
             return true
         }
     }
 
-    /// Ends a direct write. `unsent` (what the socket did not take at once) and then `jobs` go to the front of the
-    /// queue, ahead of jobs the reader queued during the direct write, for the writer to finish; the writer is
-    /// woken only when it has something to do.
+    /// Ends a direct write. `unsent` (what the socket did not take at once) is the first thing the writer sends,
+    /// then `jobs`, ahead of jobs the reader queued during the direct write; the writer is woken only when it has
+    /// something to do.
     func endDirectWrite(unsent: ArraySlice<UInt8> = [], then jobs: [Job] = []) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.directWrite = false
-            // Ahead of any job the reader queued meanwhile: those came after this reply.
-            var first = jobs
-            if !unsent.isEmpty {
-                let line = Array(unsent)
-                first.insert({ Reply(line: line, revision: nil, held: 0) }, at: 0)
-            }
-            state.jobs.insert(contentsOf: first, at: state.jobHead)
+            // Ahead of any job the reader queued meanwhile: those came after this write.
+            state.unsent = Array(unsent)
+            state.jobs.insert(contentsOf: jobs, at: state.jobHead)
             guard state.hasWork, let waiter = state.waiter else { return nil }
             state.waiter = nil
             return waiter
@@ -227,6 +254,10 @@ final class Outbox: Sendable {
     /// What `next()` hands out now, in priority order; `nil` when there is nothing (or a direct write is on).
     private static func take(_ state: inout State) -> Next?? {
         if state.directWrite { return nil }
+        if !state.unsent.isEmpty {
+            defer { state.unsent = [] }
+            return .some(.unsent(state.unsent))
+        }
         if state.overflowed, !state.overflowReported {
             state.overflowReported = true
             return .some(.overflow)

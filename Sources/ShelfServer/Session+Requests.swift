@@ -102,28 +102,36 @@ extension Session {
         finishDirectWrite(bytes, releasing: 1, of: window)
     }
 
-    /// Ends a direct write: sends `bytes` once the event loop's current round is over (so the replies of one round
-    /// leave back to back, as Redis writes its replies before it sleeps), gives back `slots` window slots, and
-    /// hands whatever the socket did not take to the writer (which then gives back the last slot).
+    /// Ends a direct write: gives back `slots` window slots (the requests are answered), then sends `bytes` once
+    /// the event loop's current round is over (so the replies of one round leave back to back, as Redis writes its
+    /// replies before it sleeps); whatever the socket does not take goes to the writer.
     func finishDirectWrite(_ bytes: [UInt8], releasing slots: Int, of window: RequestWindow) {
-        let flush: @Sendable () -> Void = { [self] in
-            var sent = bytes.count
-            do {
-                sent = try connection.writeNow(bytes[...])
-            } catch {
-                // The reader fails next and the session ends, logging why.
-                outbox.recordWriteFailure("\(error)")
-                connection.close()
-            }
-            if sent == bytes.count {
-                window.release(slots)
-                outbox.endDirectWrite()
-            } else {
-                window.release(slots - 1)
-                outbox.endDirectWrite(unsent: bytes[sent...])
-            }
+        window.release(slots)
+        afterRound { [self] in sendDirectly(bytes) }
+    }
+
+    /// Sends the notifications a `changed` claimed a direct write for (`Outbox.NotifyOutcome.directWrite`) at the
+    /// end of the round, together with any that follow in the same round: one write per watcher per round.
+    func flushNotifications() {
+        afterRound { [self] in sendDirectly(outbox.takeNotifications()) }
+    }
+
+    /// Runs `work` when the event loop's current round is over, or now when not on the event loop.
+    private func afterRound(_ work: @escaping @Sendable () -> Void) {
+        if !connection.executor.afterRound(work) { work() }
+    }
+
+    /// Sends what the socket takes of `bytes` now and ends the direct write, leaving the rest to the writer.
+    private func sendDirectly(_ bytes: [UInt8]) {
+        var sent = bytes.count
+        do {
+            if !bytes.isEmpty { sent = try connection.writeNow(bytes[...]) }
+        } catch {
+            // The reader fails next and the session ends, logging why.
+            outbox.recordWriteFailure("\(error)")
+            connection.close()
         }
-        if !connection.executor.afterRound(flush) { flush() }
+        outbox.endDirectWrite(unsent: bytes[sent...])
     }
 
     /// The most requests one batch may hold; a larger batch gets one -32600 (protocol/PROTOCOL.md §10).
@@ -260,7 +268,9 @@ extension Session {
     private func watch(since: Revision?) async -> (Result<JSONValue, RPCError>, Revision?, [RevisionedChange]) {
         let connection = self.connection
         // The writer may be stuck in a write to a peer that stopped reading: close it after a grace second anyway.
-        let watcher = ChangeFeed.Watcher(outbox: outbox) { connection.close(after: .seconds(1)) }
+        let watcher = ChangeFeed.Watcher(
+            outbox: outbox, overflowed: { connection.close(after: .seconds(1)) },
+            flush: { [self] in flushNotifications() })
         let feed = self.feed
         let id = connection.id
         let backlog = Mutex<[RevisionedChange]>([])

@@ -120,7 +120,7 @@ final class Session: Sendable {
             var bytes: [UInt8]
             var held = 0
             switch next {
-            case .notifications(let lines):
+            case .notifications(let lines), .unsent(let lines):
                 bytes = lines
             case .job(let job):
                 let reply = await job()

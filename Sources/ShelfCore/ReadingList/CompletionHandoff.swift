@@ -2,7 +2,7 @@ import Synchronization
 
 /// Tells whether a store completed a commit inline, inside `enqueue` (the memory store), or later on its own
 /// thread (the file store). An inline completion is handled by the actor at once, saving the hops through the
-/// completion stream; a later one goes through the stream, in order.
+/// completion queue; a later one goes through the queue (`CompletionQueue`), in order.
 final class CompletionHandoff: Sendable {
     private enum State {
         case enqueuing
@@ -13,7 +13,7 @@ final class CompletionHandoff: Sendable {
     private let state = Mutex(State.enqueuing)
 
     /// Called by the completion: keeps `result` for the actor if `enqueue` has not returned yet.
-    /// - Returns: false when the completion must deliver `result` itself (through the stream).
+    /// - Returns: false when the completion must deliver `result` itself (through the completion queue).
     func keepIfInline(_ result: Result<Void, StorageError>) -> Bool {
         state.withLock { state in
             guard case .enqueuing = state else { return false }
@@ -23,7 +23,7 @@ final class CompletionHandoff: Sendable {
     }
 
     /// Called by the actor once `enqueue` returned: the inline result, if there was one; otherwise later
-    /// completions go through the stream.
+    /// completions go through the completion queue.
     func enqueueReturned() -> Result<Void, StorageError>? {
         state.withLock { state in
             if case .completedInline(let result) = state { return result }

@@ -1,4 +1,9 @@
 extension ReadingList {
+    /// Handles store completions, in the order the store produced them, in one actor call.
+    func complete(_ group: [Completion]) {
+        for completion in group { complete(completion) }
+    }
+
     /// Handles one store completion, in the order the store produced them.
     func complete(_ completion: Completion) {
         // A completion for a rolled-back generation is stale: its request was already answered `storageFailed`.

@@ -51,7 +51,7 @@ public actor ReadingList {
     /// The most recent published changes, for watchers that resume from a revision.
     var history: ChangeHistory
     var nextSubscriber: UInt64 = 0
-    let completions: AsyncStream<Completion>.Continuation
+    let completions = CompletionQueue()
 
     /// Loads the list from `store`.
     /// - Parameters:
@@ -75,12 +75,11 @@ public actor ReadingList {
         accepted = snapshot
         speculative = SpeculativeChanges(revision: snapshot.revision)
         history = ChangeHistory(capacity: historyLimit, revision: snapshot.revision)
-        let (stream, continuation) = AsyncStream.makeStream(of: Completion.self)
-        completions = continuation
+        let completions = self.completions
         Task(executorPreference: completionExecutor) { [weak self] in
-            for await completion in stream {
+            while let group = await completions.next() {
                 guard let self else { return }
-                await self.complete(completion)
+                await self.complete(group)
             }
         }
     }
@@ -131,11 +130,11 @@ public actor ReadingList {
             let completions = self.completions
             let handoff = CompletionHandoff()
             // Stores complete either every commit inline or every commit later, in order; with saves of the
-            // other kind still outstanding, an inline result still takes the stream so the order holds.
+            // other kind still outstanding, an inline result still takes the completion queue so the order holds.
             let inlineAllowed = entries.allSatisfy(\.saved)
             store.enqueue(commit) { @Sendable result in
                 if inlineAllowed, handoff.keepIfInline(result) { return }
-                completions.yield(Completion(ticket: ticket, generation: commit.generation, result: result))
+                completions.push(Completion(ticket: ticket, generation: commit.generation, result: result))
             }
             nextTicket += 1
             let inlineResult = handoff.enqueueReturned()
