@@ -141,11 +141,11 @@ final class Outbox: Sendable {
     }
 
     /// What became of a notification handed to `notify`.
-    enum NotifyOutcome {
+    enum NotifyOutcome: Equatable {
         /// Queued for the writer (or for a direct write already under way).
         case queued
         /// Queued, and the caller now holds a direct write for it: send the queued notifications
-        /// (`takeNotifications()`), then `endDirectWrite`. Spares the writer task a wake-up per change.
+        /// (`takeNotificationsForDirectWrite()`), then `endDirectWrite`. Spares the writer task a wake-up per change.
         case directWrite
         /// It overflowed the outbox: stop sending to it.
         case overflowed
@@ -176,9 +176,13 @@ final class Outbox: Sendable {
         return outcome
     }
 
-    /// Removes and returns every queued notification, concatenated (for a direct write of them).
-    func takeNotifications() -> [UInt8] {
-        state.withLock { state in Self.take(state.notes.count, from: &state) }
+    /// Removes and returns every queued notification, concatenated, for a direct write of them — none while a
+    /// reply job is queued: the writer then sends each notification before or after that reply by revision.
+    func takeNotificationsForDirectWrite() -> [UInt8] {
+        state.withLock { state in
+            guard state.jobHead == state.jobs.count else { return [] }
+            return Self.take(state.notes.count, from: &state)
+        }
     }
 
     /// Removes and returns, concatenated, the queued notifications with revision up to `revision`; none for a

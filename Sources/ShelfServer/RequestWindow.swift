@@ -9,9 +9,12 @@ final class RequestWindow: Sendable {
     }
 
     private let state: Mutex<State>
+    /// The most requests read but not yet answered.
+    let size: Int
 
     init(size: Int) {
-        state = Mutex(State(free: max(1, size)))
+        self.size = max(1, size)
+        state = Mutex(State(free: self.size))
     }
 
     /// Takes a slot, suspending until one is free. Only the reader calls it, so there is at most one waiter.

@@ -18,6 +18,25 @@ public struct ServerLog: Sendable {
     /// Lines are dropped (tests).
     public static let silent = ServerLog { _ in }
 
+    /// A log that hands each line to `sink` on its own serial queue, in order: logging runs on the event loop, and
+    /// a standard error nobody drains (a paused pipe) must stall the log, never the server. `flush()` waits for
+    /// the lines handed over so far.
+    public static func queued(_ sink: @escaping @Sendable (String) -> Void) -> ServerLog {
+        let queue = DispatchQueue(label: "shelf.log")
+        return ServerLog(sink: { line in queue.async { sink(line) } }, flush: { queue.sync {} })
+    }
+
+    private var flushQueued: (@Sendable () -> Void)?
+
+    private init(sink: @escaping @Sendable (String) -> Void, flush: @escaping @Sendable () -> Void) {
+        self.sink = sink
+        flushQueued = flush
+    }
+
+    /// Waits until every line logged so far has been handed to the sink (a `queued` log; others at once). Call it
+    /// off the event loop, e.g. before exiting.
+    public func flush() { flushQueued?() }
+
     /// Logs one line.
     public func callAsFunction(_ line: String) { sink(line) }
 }

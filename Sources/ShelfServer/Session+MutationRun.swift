@@ -10,12 +10,13 @@ extension Session {
         let expect: Revision?
     }
 
-    /// The longest run (at most 64) of lines at the start of `events` that are each one valid mutation request the
-    /// connection may make; decoded once here.
-    func mutationRun(_ events: ArraySlice<LineFramer.Event>, context: ReaderContext) -> [PlainMutation] {
-        guard context.authenticated, events.count > 1 else { return [] }
+    /// The longest run (at most 64, and at most `limit`: the request window, whose slots the run takes before any
+    /// of its answers can be written) of lines at the start of `events` that are each one valid mutation request
+    /// the connection may make; decoded once here.
+    func mutationRun(_ events: ArraySlice<LineFramer.Event>, context: ReaderContext, limit: Int) -> [PlainMutation] {
+        guard context.authenticated, events.count > 1, limit > 1 else { return [] }
         var run: [PlainMutation] = []
-        for event in events.prefix(64) {
+        for event in events.prefix(min(64, limit)) {
             guard case .line(let bytes) = event, case .single(.request(let request)) = IncomingMessage.decode(line: bytes),
                   case .success(.mutate(let mutation, let expect)) = MethodCall.decode(request)
             else { break }

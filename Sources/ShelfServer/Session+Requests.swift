@@ -113,7 +113,7 @@ extension Session {
     /// Sends the notifications a `changed` claimed a direct write for (`Outbox.NotifyOutcome.directWrite`) at the
     /// end of the round, together with any that follow in the same round: one write per watcher per round.
     func flushNotifications() {
-        afterRound { [self] in sendDirectly(outbox.takeNotifications()) }
+        afterRound { [self] in sendDirectly(outbox.takeNotificationsForDirectWrite()) }
     }
 
     /// Runs `work` when the event loop's current round is over, or now when not on the event loop.
@@ -246,15 +246,24 @@ extension Session {
     /// from the shared cache: a `list` of a large list is the heaviest reply there is.
     private func listReply(id: RequestID, filter: ListFilter) async -> Encoded {
         let snapshot = await list.snapshot()
-        var bytes: [UInt8] = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
-        JSONWriter.append(id.json, to: &bytes)
-        bytes.append(contentsOf: #","result":{"revision":"#.utf8)
-        bytes.append(contentsOf: String(snapshot.revision).utf8)
-        bytes.append(contentsOf: #","items":"#.utf8)
-        bytes.append(contentsOf: listCache.items(filter, of: snapshot))
-        bytes.append(contentsOf: "}}".utf8)
-        return Encoded(json: bytes, revision: snapshot.revision)
+        let listCache = self.listCache
+        let encode: @Sendable () -> Encoded = {
+            var bytes: [UInt8] = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
+            JSONWriter.append(id.json, to: &bytes)
+            bytes.append(contentsOf: #","result":{"revision":"#.utf8)
+            bytes.append(contentsOf: String(snapshot.revision).utf8)
+            bytes.append(contentsOf: #","items":"#.utf8)
+            bytes.append(contentsOf: listCache.items(filter, of: snapshot))
+            bytes.append(contentsOf: "}}".utf8)
+            return Encoded(json: bytes, revision: snapshot.revision)
+        }
+        guard snapshot.items.count > Self.largeListItems else { return encode() }
+        // Milliseconds of work: on the global pool, so the event loop every connection shares keeps serving.
+        return await withTaskExecutorPreference(globalConcurrentExecutor) { encode() }
     }
+
+    /// Above this many items a `list` reply is encoded off the event loop.
+    static let largeListItems = 2000
 
     /// Starts (or restarts) watching: the reply carries the retained changes after `since` as `changed` lines
     /// written just before it (protocol/PROTOCOL.md §6), and live changes follow through the outbox.

@@ -96,7 +96,7 @@ final class Session: Sendable {
             while index < events.count {
                 if !context.keepReading { return }
                 // Consecutive plain mutations go to the list in one actor call (pipelined clients).
-                let run = mutationRun(events[index...], context: context)
+                let run = mutationRun(events[index...], context: context, limit: window.size)
                 if run.count > 1 {
                     await submitRun(run, window: window, context: &context)
                     index += run.count
@@ -143,6 +143,8 @@ final class Session: Sendable {
                     try await connection.write(bytes, within: Self.writeTimeout)
                 } catch {
                     ending = "\(error)"
+                    // The first failure, the writer's or a direct write's, is the one the log gives.
+                    outbox.recordWriteFailure("\(error)")
                     // Wakes the reader so the session ends.
                     connection.close()
                 }

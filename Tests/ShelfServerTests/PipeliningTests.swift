@@ -1,3 +1,4 @@
+import ShelfJSON
 import ShelfServer
 import ShelfSockets
 import Testing
@@ -46,6 +47,25 @@ import Testing
             let connection = try await server.connect()
             try await connection.send(Self.interleaved(400))
             expectSameLines(try await connection.nextLines(400), Self.interleavedReplies(400))
+            connection.close()
+        }
+    }
+
+    @Test("with a window of 3 and a held save, ten adds sent at once are all answered in order (a run never needs more slots than the window)")
+    func runLongerThanTheWindow() async throws {
+        let store = GatedListStore()
+        let configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0), maxPendingRequests: 3)
+        try await withTestServer(store: store, configuration: configuration) { server in
+            let connection = try await server.connect()
+            // The first add's save is held, so the writer is busy and the ten adds take the queued path.
+            try await connection.send(#"{"id":0,"method":"add","params":{"title":"first"}}"# + "\n")
+            try await waitUntil { store.enqueuedCount == 1 }
+            try await connection.send((1...10).map { #"{"id":\#($0),"method":"add","params":{"title":"b\#($0)"}}"# }
+                .joined(separator: "\n") + "\n")
+            store.open()
+            let replies = try await connection.nextLines(11)
+            #expect(replies.map { (try? JSONParser.parse(Array($0.utf8)))?.integer("id") } == (0...10).map { Int($0) })
+            #expect(replies.allSatisfy { !$0.contains("error") })
             connection.close()
         }
     }

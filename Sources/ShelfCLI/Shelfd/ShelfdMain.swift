@@ -47,7 +47,8 @@ public enum ShelfdMain {
             output.error("shelfd: cannot open the store: \(error)")
             return ExitCode.failure.rawValue
         }
-        let server = Server(list: list, configuration: options.configuration, log: ServerLog { output.error("shelfd: \($0)") })
+        let log = ServerLog.queued { output.error("shelfd: \($0)") }
+        let server = Server(list: list, configuration: options.configuration, log: log)
         let address: HostPort
         do {
             address = try await server.start()
@@ -70,6 +71,7 @@ public enum ShelfdMain {
         await server.run()
         await server.shutdown()
         stopper.cancel()
+        log.flush()
         output.error("shelfd: stopped")
         return ExitCode.success.rawValue
     }
