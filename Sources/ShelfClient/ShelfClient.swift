@@ -122,12 +122,20 @@ public actor ShelfClient {
     }
 
     private func handle(_ line: [UInt8]) {
-        guard let value = try? JSONParser.parse(line) else { return }
+        // Whatever is not a JSON-RPC response or notification means the peer is not shelfd (an HTTP server, an SSH
+        // banner): fail now rather than wait for an answer that will never come.
+        guard let value = try? JSONParser.parse(line) else {
+            fail(.protocolViolation("not JSON: \(Self.excerpt(line)) — is this a shelfd server?"))
+            return
+        }
         if case .object(let object) = value, object["id"] == nil, case .string(let method)? = object["method"] {
             notificationSink.yield(RPCRequest(id: nil, method: method, params: object["params"]?.objectValue ?? JSONObject()))
             return
         }
-        guard let response = RPCResponse(json: value) else { return }
+        guard let response = RPCResponse(json: value) else {
+            fail(.protocolViolation("not a JSON-RPC response: \(Self.excerpt(line))"))
+            return
+        }
         if response.id == .null, let oldest = waiters.keys.min(), let waiter = waiters.removeValue(forKey: oldest) {
             // An error the server could not tie to an id (a line it could not read) answers the oldest call:
             // replies come in request order.
@@ -135,8 +143,18 @@ public actor ShelfClient {
             return
         }
         guard case .number(let number) = response.id, let id = number.int64, let waiter = waiters.removeValue(forKey: id)
-        else { return }
+        else {
+            fail(.protocolViolation("a response to no request of ours (id \(response.id))"))
+            return
+        }
         waiter.resume(returning: response)
+    }
+
+    /// The start of `line`, printable, for an error message.
+    private static func excerpt(_ line: [UInt8]) -> String {
+        let text = String(decoding: line.prefix(60), as: UTF8.self)
+        let printable = String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
+        return "\"" + printable + (line.count > 60 ? "…" : "") + "\""
     }
 
     private func fail(_ error: ClientError) {

@@ -229,6 +229,11 @@ final class Outbox: Sendable {
         state.withLock { $0.writeFailure = $0.writeFailure ?? reason }
     }
 
+    /// True once notifications overflowed `maxBytes` (the session is being cut off as a slow consumer).
+    var hasOverflowed: Bool {
+        state.withLock { $0.overflowed }
+    }
+
     /// Why a direct write failed, if one did.
     var writeFailure: String? {
         state.withLock { $0.writeFailure }

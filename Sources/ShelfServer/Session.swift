@@ -95,6 +95,10 @@ final class Session: Sendable {
             var index = 0
             while index < events.count {
                 if !context.keepReading { return }
+                // Nobody can read the answers any more: carrying out the rest of what the peer sent before it
+                // vanished would only burn memory and CPU on replies that are thrown away (a cheap amplification:
+                // a thousand `list` lines cost 56 KB to send).
+                if outbox.writeFailure != nil { return }
                 // Consecutive plain mutations go to the list in one actor call (pipelined clients).
                 let run = mutationRun(events[index...], context: context, limit: window.size)
                 if run.count > 1 {
@@ -131,7 +135,7 @@ final class Session: Sendable {
                 bytes.append(contentsOf: reply.line)
             case .overflow:
                 if ending == nil { await cutOffSlowConsumer() }
-                ending = ending ?? "slow consumer: more than \(outbox.maxBytes) bytes of notifications queued"
+                ending = ending ?? Self.slowConsumerEnding(outbox.maxBytes)
                 continue
             case .closing(let line):
                 if ending == nil { await connection.sayLastLine(line) }
@@ -142,9 +146,10 @@ final class Session: Sendable {
                 do {
                     try await connection.write(bytes, within: Self.writeTimeout)
                 } catch {
-                    ending = "\(error)"
+                    // A slow consumer's stuck write is ended by closing the socket: say why it was closed.
+                    ending = outbox.hasOverflowed ? Self.slowConsumerEnding(outbox.maxBytes) : "\(error)"
                     // The first failure, the writer's or a direct write's, is the one the log gives.
-                    outbox.recordWriteFailure("\(error)")
+                    outbox.recordWriteFailure(ending ?? "\(error)")
                     // Wakes the reader so the session ends.
                     connection.close()
                 }
@@ -152,6 +157,11 @@ final class Session: Sendable {
             outbox.releaseReplyBytes(held)
         }
         return outbox.writeFailure ?? ending
+    }
+
+    /// The log's reason for cutting off a slow consumer.
+    static func slowConsumerEnding(_ maxBytes: Int) -> String {
+        "slow consumer: more than \(maxBytes) bytes of notifications queued"
     }
 
     /// Closes a connection that sent nothing for `timeout`, with a `closing` notification (`idle_timeout`).

@@ -168,3 +168,45 @@ private struct Failure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+/// `ShelfClient` against a peer that is not shelfd: it fails at once instead of waiting forever.
+@Suite struct ClientAgainstOtherServersTests {
+    /// Accepts one connection, writes `reply` whenever a line arrives, and keeps the connection open.
+    private static func fakeServer(
+        replying reply: String, _ body: @escaping @Sendable (HostPort) async throws -> Void
+    ) async throws {
+        let listener = try TCPListener.listen(on: HostPort(host: "127.0.0.1", port: 0))
+        defer { listener.close() }
+        let serving = Task {
+            let connection = try await listener.accept()
+            defer { connection.close() }
+            while try await !connection.read().isEmpty {
+                try await connection.write(Array(reply.utf8))
+            }
+        }
+        defer { serving.cancel() }
+        try await withDeadline(seconds: 10) { try await body(listener.localAddress) }
+    }
+
+    @Test(arguments: [
+        "HTTP/1.1 400 Bad Request\r\n\r\n",
+        "SSH-2.0-OpenSSH_9.2\r\n",
+        "[1,2,3]\n",
+        #"{"jsonrpc":"2.0","id":999,"result":"pong"}"# + "\n",
+    ])
+    func aReplyThatIsNotShelfdFailsTheCall(reply: String) async throws {
+        try await Self.fakeServer(replying: reply) { address in
+            let client = try await ShelfClient.connect(to: address)
+            do throws(ClientError) {
+                try await client.ping()
+                Issue.record("ping succeeded against \(reply.debugDescription)")
+            } catch {
+                guard case .protocolViolation(let what) = error else {
+                    Issue.record("ping failed with \(error), not a protocol violation")
+                    return
+                }
+                #expect(!what.isEmpty)
+            }
+        }
+    }
+}

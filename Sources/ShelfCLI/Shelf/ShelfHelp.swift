@@ -29,7 +29,8 @@ enum ShelfHelp {
           -h, --help              show this help
           --version               show the version
 
-        exit status: 0 ok, 1 the server refused the request, 64 bad usage, 69 server unreachable
+        exit status: 0 ok, 1 the server refused the request, 64 bad usage, 69 server unreachable,
+                     76 the reply was not Shelf's protocol
         """
 
     static let topics: [String: String] = [
