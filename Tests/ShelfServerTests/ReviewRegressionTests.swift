@@ -32,6 +32,34 @@ extension MemoryHeavy {
             }
         }
 
+        @Test("a client that pipelines 30 large lists and 5 adds, then vanishes, gets none of the adds carried out")
+        func vanishedPeerStopsTheSession() async throws {
+            try await withRecordingTestServer(configuration: Self.configuration(maxOutboundBytes: 1 << 20), seconds: 60) { server, log in
+                // A list of about 1 MB.
+                let setup = try await server.connect()
+                let title = String(repeating: "v", count: 990)
+                for batch in 0..<5 {
+                    let adds = (0..<200).map { #"{"id":\#($0),"method":"add","params":{"title":"\#(title)\#(batch * 200 + $0)"}}"# }
+                    _ = try await setup.exchange("[" + adds.joined(separator: ",") + "]")
+                }
+                #expect(try await setup.exchange(#"{"id":"h","method":"hello"}"#) == ExpectedLine.hello(#""h""#, revision: 1000))
+
+                // 30 MB of replies owed, far more than the socket buffers hold, then five changes.
+                let vanishing = try await server.connect()
+                let lists = (1...30).map { #"{"id":\#($0),"method":"list"}"# }
+                let adds = (1...5).map { #"{"id":"a\#($0)","method":"add","params":{"title":"after \#($0)"}}"# }
+                try await vanishing.send((lists + adds).joined(separator: "\n") + "\n")
+                // The server has read the lines once replies flow; closing with them unread sends a reset.
+                _ = try await vanishing.connection.read(maxBytes: 1)
+                vanishing.close()
+                try await waitUntil { log.count(containing: "closed (") >= 1 }
+
+                // Whatever the session carried out after the reset could be answered to nobody: it stopped.
+                #expect(try await setup.exchange(#"{"id":"h","method":"hello"}"#) == ExpectedLine.hello(#""h""#, revision: 1000))
+                setup.close()
+            }
+        }
+
         @Test("a batch of more than 1000 requests gets one -32600 and the connection keeps working")
         func batchTooLarge() async throws {
             try await withTestServer { server in
