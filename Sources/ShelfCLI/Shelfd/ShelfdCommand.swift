@@ -21,7 +21,7 @@ public enum ShelfdCommand: Equatable {
         Serves one shared reading list over TCP (newline-delimited JSON-RPC 2.0).
 
           --listen HOST:PORT      where to listen (default 127.0.0.1:\(ProtocolInfo.defaultPort); port 0 picks one)
-          --store file:PATH       keep the list in the JSON file PATH (default:
+          --store file:PATH       keep the list in PATH and PATH.journal (default:
                                   $SHELF_DATA_DIR/reading-list.json, else
                                   $XDG_DATA_HOME/shelf/reading-list.json, else
                                   ~/.local/share/shelf/reading-list.json)
