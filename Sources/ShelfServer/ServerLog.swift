@@ -12,7 +12,7 @@ public struct ServerLog: Sendable {
 
     /// Lines go to standard error, prefixed with an RFC 3339 timestamp.
     public static let standardError = ServerLog { line in
-        FileHandle.standardError.write(Data("\(Timestamp.format(Date())) \(line)\n".utf8))
+        StandardStream.error.write("\(Timestamp.format(Date())) \(line)\n")
     }
 
     /// Lines are dropped (tests).

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfServer
 
 /// Where a command prints: standard output for results, standard error for errors and logs. Injected so tests
 /// can run the commands in-process and read what they printed.
@@ -14,10 +15,9 @@ public struct Output: Sendable {
         self.err = err
     }
 
-    /// The process's standard output and error, unbuffered (so `shelfd listening on …` reaches a pipe at once).
-    public static let standard = Output(
-        out: { FileHandle.standardOutput.write(Data($0.utf8)) },
-        err: { FileHandle.standardError.write(Data($0.utf8)) })
+    /// The process's standard output and error, unbuffered (so `shelfd listening on …` reaches a pipe at once);
+    /// text for a reader that went away is dropped (`StandardStream`).
+    public static let standard = Output(out: { StandardStream.output.write($0) }, err: { StandardStream.error.write($0) })
 
     /// Prints `line` and a newline to standard output.
     func line(_ line: String) { out(line + "\n") }

@@ -38,9 +38,13 @@ final class ChildProcess: Sendable {
         self.commandLine = commandLine
     }
 
-    /// Starts `executable` with exactly `arguments` and `environment`; standard input is /dev/null.
+    /// Starts `executable` with exactly `arguments` and `environment`; standard input is /dev/null. With
+    /// `abandoningStderr`, nobody reads the child's standard error: its pipe's reading end is closed at once, so the
+    /// child's writes there fail with `EPIPE` (as under `shelfd 2>&1 | head`).
     /// - Throws: what `Process.run()` throws (e.g. the executable is missing).
-    static func launch(_ executable: URL, _ arguments: [String], environment: [String: String]) throws -> ChildProcess {
+    static func launch(
+        _ executable: URL, _ arguments: [String], environment: [String: String], abandoningStderr: Bool = false
+    ) throws -> ChildProcess {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -57,7 +61,12 @@ final class ChildProcess: Sendable {
         try process.run()
         // Process.run() closed our copies of the write ends, so each reader sees EOF when the child is gone.
         child.startReader(child.stdoutPipe.fileHandleForReading.fileDescriptor, into: \.stdout)
-        child.startReader(child.stderrPipe.fileHandleForReading.fileDescriptor, into: \.stderr)
+        if abandoningStderr {
+            try? child.stderrPipe.fileHandleForReading.close()
+            child.update { $0.openPipes -= 1 }
+        } else {
+            child.startReader(child.stderrPipe.fileHandleForReading.fileDescriptor, into: \.stderr)
+        }
         return child
     }
 

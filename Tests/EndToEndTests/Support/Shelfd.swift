@@ -55,10 +55,12 @@ struct RunningShelfd: Sendable {
     /// Starts `shelfd --listen 127.0.0.1:0 <arguments>` and waits (at most 10 s) for its `listening` line.
     /// - Throws: `EndToEndFailure` (after terminating it) if the line does not come.
     static func start(
-        _ arguments: [String], environment: [String: String], sourceLocation: SourceLocation = #_sourceLocation
+        _ arguments: [String], environment: [String: String], abandoningStderr: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> RunningShelfd {
         let child = try ChildProcess.launch(
-            try Executables.url("shelfd"), ["--listen", "127.0.0.1:0"] + arguments, environment: environment)
+            try Executables.url("shelfd"), ["--listen", "127.0.0.1:0"] + arguments, environment: environment,
+            abandoningStderr: abandoningStderr)
         let prefix = "shelfd listening on "
         guard let line = await child.waitForLine(startingWith: prefix, timeout: .seconds(10)) else {
             let last = await child.terminate(grace: .seconds(2))
