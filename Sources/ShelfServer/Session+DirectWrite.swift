@@ -1,0 +1,62 @@
+import ShelfWire
+
+extension Session {
+    /// Answers one request with nothing owed ahead of it (`Outbox.beginDirectWrite`): the reader writes the reply
+    /// itself as far as the socket takes it at once, sparing the writer task a wake-up per request. A mutation
+    /// still being saved, and whatever the socket did not take, go to the writer as usual.
+    func answerDirectly(
+        _ element: IncomingMessage.IncomingRequest, context: inout ReaderContext, window: RequestWindow
+    ) async {
+        let prepared = await prepare(element, context: &context)
+        guard prepared.isKnown else {
+            let answer = prepared.answer
+            outbox.endDirectWrite(then: [{
+                guard let reply = await answer() else { return nil }
+                return Outbox.Reply(line: reply.before + Self.line(reply.json), revision: reply.revision, held: 0)
+            }])
+            return
+        }
+        guard let reply = await prepared.answer() else {
+            window.release()
+            outbox.endDirectWrite()
+            return
+        }
+        var bytes = outbox.takeNotifications(upTo: reply.revision)
+        bytes.append(contentsOf: reply.before)
+        bytes.append(contentsOf: reply.json)
+        bytes.append(0x0A)
+        finishDirectWrite(bytes, releasing: 1, of: window)
+    }
+
+    /// Ends a direct write: gives back `slots` window slots (the requests are answered), then sends `bytes` once
+    /// the event loop's current round is over (so the replies of one round leave back to back, as Redis writes its
+    /// replies before it sleeps); whatever the socket does not take goes to the writer.
+    func finishDirectWrite(_ bytes: [UInt8], releasing slots: Int, of window: RequestWindow) {
+        window.release(slots)
+        afterRound { [self] in sendDirectly(bytes) }
+    }
+
+    /// Sends the notifications a `changed` claimed a direct write for (`Outbox.NotifyOutcome.directWrite`) at the
+    /// end of the round, together with any that follow in the same round: one write per watcher per round.
+    func flushNotifications() {
+        afterRound { [self] in sendDirectly(outbox.takeNotificationsForDirectWrite()) }
+    }
+
+    /// Runs `work` when the event loop's current round is over, or now when not on the event loop.
+    private func afterRound(_ work: @escaping @Sendable () -> Void) {
+        if !connection.executor.afterRound(work) { work() }
+    }
+
+    /// Sends what the socket takes of `bytes` now and ends the direct write, leaving the rest to the writer.
+    private func sendDirectly(_ bytes: [UInt8]) {
+        var sent = bytes.count
+        do {
+            if !bytes.isEmpty { sent = try connection.writeNow(bytes[...]) }
+        } catch {
+            // The reader fails next and the session ends, logging why.
+            outbox.recordWriteFailure("\(error)")
+            connection.close()
+        }
+        outbox.endDirectWrite(unsent: bytes[sent...])
+    }
+}
