@@ -23,19 +23,21 @@ public struct ServerLog: Sendable {
     /// the lines handed over so far.
     public static func queued(_ sink: @escaping @Sendable (String) -> Void) -> ServerLog {
         let queue = DispatchQueue(label: "shelf.log")
-        return ServerLog(sink: { line in queue.async { sink(line) } }, flush: { queue.sync {} })
+        return ServerLog(sink: { line in queue.async { sink(line) } }, flush: {
+            await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+        })
     }
 
-    private var flushQueued: (@Sendable () -> Void)?
+    private var flushQueued: (@Sendable () async -> Void)?
 
-    private init(sink: @escaping @Sendable (String) -> Void, flush: @escaping @Sendable () -> Void) {
+    private init(sink: @escaping @Sendable (String) -> Void, flush: @escaping @Sendable () async -> Void) {
         self.sink = sink
         flushQueued = flush
     }
 
-    /// Waits until every line logged so far has been handed to the sink (a `queued` log; others at once). Call it
-    /// off the event loop, e.g. before exiting.
-    public func flush() { flushQueued?() }
+    /// Waits until every line logged so far has been handed to the sink (a `queued` log; others at once), e.g.
+    /// before exiting.
+    public func flush() async { await flushQueued?() }
 
     /// Logs one line.
     public func callAsFunction(_ line: String) { sink(line) }

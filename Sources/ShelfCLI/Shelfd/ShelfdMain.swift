@@ -71,7 +71,7 @@ public enum ShelfdMain {
         await server.run()
         await server.shutdown()
         stopper.cancel()
-        log.flush()
+        await log.flush()
         output.error("shelfd: stopped")
         return ExitCode.success.rawValue
     }
