@@ -144,7 +144,12 @@ public actor ShelfClient {
         }
         guard case .number(let number) = response.id, let id = number.int64, let waiter = waiters.removeValue(forKey: id)
         else {
-            fail(.protocolViolation("a response to no request of ours (id \(response.id))"))
+            if response.id == .null, case .failure(let error) = response.outcome {
+                // An error before any call, e.g. `7 too_many_connections` as the server closes the connection.
+                fail(.server(error))
+            } else {
+                fail(.protocolViolation("a response to no request of ours (id \(response.id))"))
+            }
             return
         }
         waiter.resume(returning: response)

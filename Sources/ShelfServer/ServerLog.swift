@@ -18,14 +18,12 @@ public struct ServerLog: Sendable {
     /// Lines are dropped (tests).
     public static let silent = ServerLog { _ in }
 
-    /// A log that hands each line to `sink` on its own serial queue, in order: logging runs on the event loop, and
-    /// a standard error nobody drains (a paused pipe) must stall the log, never the server. `flush()` waits for
-    /// the lines handed over so far.
+    /// A log that hands each line to `sink` on its own serial queue, in order (`LogQueue`): logging runs on the
+    /// event loop, and a standard error nobody drains (a paused pipe) must stall the log, never the server.
+    /// `flush()` waits (2 s at most) for the lines handed over so far.
     public static func queued(_ sink: @escaping @Sendable (String) -> Void) -> ServerLog {
-        let queue = DispatchQueue(label: "shelf.log")
-        return ServerLog(sink: { line in queue.async { sink(line) } }, flush: {
-            await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
-        })
+        let queue = LogQueue(sink: sink)
+        return ServerLog(sink: { queue.add($0) }, flush: { await queue.flush(within: 2) })
     }
 
     private var flushQueued: (@Sendable () async -> Void)?

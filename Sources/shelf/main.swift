@@ -3,5 +3,6 @@ import ShelfCLI
 
 signal(SIGPIPE, SIG_IGN)
 let status = await ShelfMain.run(
-    arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+    arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment,
+    output: .command)
 exit(status)

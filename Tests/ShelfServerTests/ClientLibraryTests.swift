@@ -188,6 +188,34 @@ private struct Failure: Error, CustomStringConvertible {
         try await withDeadline(seconds: 10) { try await body(listener.localAddress) }
     }
 
+    @Test("an error with id null that the server sends on its own (too many connections) is the server's refusal")
+    func refusalBeforeAnyCall() async throws {
+        let listener = try TCPListener.listen(on: HostPort(host: "127.0.0.1", port: 0))
+        defer { listener.close() }
+        let refusal = #"{"jsonrpc":"2.0","id":null,"error":{"code":7,"message":"Too many connections (the limit is 1); try again later"}}"# + "\n"
+        let serving = Task {
+            let connection = try await listener.accept()
+            try await connection.write(Array(refusal.utf8))
+            connection.shutdownWrite()
+            _ = try? await connection.read()
+            connection.close()
+        }
+        defer { serving.cancel() }
+        try await withDeadline(seconds: 10) {
+            let client = try await ShelfClient.connect(to: listener.localAddress)
+            do throws(ClientError) {
+                try await client.ping()
+                Issue.record("ping succeeded")
+            } catch {
+                guard case .server(let refused) = error else {
+                    Issue.record("ping failed with \(error), not the server's refusal")
+                    return
+                }
+                #expect(refused.code == 7)
+            }
+        }
+    }
+
     @Test(arguments: [
         "HTTP/1.1 400 Bad Request\r\n\r\n",
         "SSH-2.0-OpenSSH_9.2\r\n",

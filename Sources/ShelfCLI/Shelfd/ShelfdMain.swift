@@ -47,23 +47,26 @@ public enum ShelfdMain {
             output.error("shelfd: cannot open the store: \(error)")
             return ExitCode.failure.rawValue
         }
+        // From here on every standard-error line goes through the log's queue, so lines keep their order; it is
+        // flushed before each return.
         let log = ServerLog.queued { output.error("shelfd: \($0)") }
         let server = Server(list: list, configuration: options.configuration, log: log)
         let address: HostPort
         do {
             address = try await server.start()
         } catch {
-            output.error("shelfd: cannot listen on \(options.configuration.listen): \(Self.reason(error))")
+            log("cannot listen on \(options.configuration.listen): \(Self.reason(error))")
+            await log.flush()
             return ExitCode.failure.rawValue
         }
         output.line("shelfd listening on \(address)")
         let snapshot = await list.snapshot()
-        output.error("shelfd: store \(options.store.summary): revision \(snapshot.revision), \(snapshot.items.count) item(s)")
+        log("store \(options.store.summary): revision \(snapshot.revision), \(snapshot.items.count) item(s)")
         onListening?(address)
         let received = signals.signals
         let stopper = Task {
             for await number in received {
-                output.error("shelfd: \(number == SIGINT ? "SIGINT" : "SIGTERM") received, stopping")
+                log("\(number == SIGINT ? "SIGINT" : "SIGTERM") received, stopping")
                 await server.shutdown()
                 return
             }
@@ -71,8 +74,8 @@ public enum ShelfdMain {
         await server.run()
         await server.shutdown()
         stopper.cancel()
+        log("stopped")
         await log.flush()
-        output.error("shelfd: stopped")
         return ExitCode.success.rawValue
     }
 
