@@ -294,6 +294,14 @@ struct SnapshotFastPathTests {
         }
     }
 
+    @Test("a stored title over the byte limit for new titles is still read: it was valid when it was stored")
+    func storedHeavyTitleLoads() throws {
+        let heavy = "e" + String(repeating: "\u{301}", count: 20_000)
+        let line = #"{"id":"0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9","title":"\#(heavy)","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#
+        let snapshot = try SnapshotCodec.decode(file(line), path: "p")
+        #expect(snapshot.items.items.map(\.title) == [heavy])
+    }
+
     @Test("a line with an escaped title is read by the general path, with the escape decoded")
     func escapedTitleReadsTheSame() throws {
         let line = #"{"id":"0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9","title":"A\"B \u00e9","isRead":true,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#

@@ -74,4 +74,18 @@ struct TitleTests {
         #expect(Title.validate(flags) == .success(flags))
         #expect(Title.validate(flags + "🇸🇪") == .failure(.tooLong(length: 1_001)))
     }
+
+    @Test("a new title over 32 KiB of UTF-8 is too long even in few characters; a stored one is still read")
+    func byteLimit() {
+        // One character: "e" and 400,000 combining acute accents, 800,001 bytes (found by a newcomer's attack).
+        let heavy = "e" + String(repeating: "\u{301}", count: 400_000)
+        #expect(Title.maxBytes == 32_768)
+        #expect(Title.validate(heavy) == .failure(.tooManyBytes(count: 800_001)))
+        #expect(Title.Problem.tooManyBytes(count: 800_001).description
+            == "Title is too long: 800001 bytes of UTF-8, the limit is 32768")
+        #expect(Title.validate(heavy, checkingBytes: false) == .success(heavy))
+        let families = String(repeating: "👨‍👩‍👧‍👦", count: 1_000)
+        #expect(families.utf8.count == 25_000)
+        #expect(Title.validate(families) == .success(families))
+    }
 }

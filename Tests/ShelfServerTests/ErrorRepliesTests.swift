@@ -143,6 +143,10 @@ import Testing
             let long = String(repeating: "é", count: 1_001)
             #expect(try await connection.exchange(#"{"id":2,"method":"add","params":{"title":"\#(long)"}}"#) == ExpectedLine.error(
                 "2", code: 1, message: "Title is too long: 1001 characters, the limit is 1000", reason: "invalid_title"))
+            // One character of 100,000 combining accents: 200,001 bytes.
+            let heavy = "e" + String(repeating: "\u{301}", count: 100_000)
+            #expect(try await connection.exchange(#"{"id":3,"method":"add","params":{"title":"\#(heavy)"}}"#) == ExpectedLine.error(
+                "3", code: 1, message: "Title is too long: 200001 bytes of UTF-8, the limit is 32768", reason: "invalid_title"))
             connection.close()
         }
     }

@@ -34,7 +34,7 @@ enum ShelfHelp {
         """
 
     static let topics: [String: String] = [
-        "add": "usage: shelf add TITLE...\n\nAdds an item. The words are joined with spaces; surrounding whitespace is trimmed.\nTitles must not be blank, hold control characters, or exceed 1000 characters.",
+        "add": "usage: shelf add TITLE...\n\nAdds an item. The words are joined with spaces; surrounding whitespace is trimmed.\nTitles must not be blank, hold control characters, or exceed 1000 characters (or 32 KiB of UTF-8).",
         "list": "usage: shelf list [--read|--unread]\n\nShows one row per item (short id, [x] read or [ ] unread, title) in the order they were added,\nthen a summary line with the revision.",
         "read": "usage: shelf read ID\n\nMarks the item read. Marking a read item read changes nothing.",
         "unread": "usage: shelf unread ID\n\nMarks the item unread. Marking an unread item unread changes nothing.",

@@ -5,6 +5,9 @@ import Foundation
 public enum Title {
     /// The longest title accepted, in characters (grapheme clusters) after trimming.
     public static let maxLength = 1_000
+    /// The most UTF-8 bytes a new title may take after trimming: a thousand characters of any script, or of family
+    /// emoji (25 bytes each), fit; one "character" of 400,000 combining marks (800 KB) does not (PROTOCOL.md §9).
+    public static let maxBytes = 32_768
 
     /// Why a title was refused. The descriptions are the messages users see.
     public enum Problem: Error, Sendable, Equatable, CustomStringConvertible {
@@ -12,6 +15,8 @@ public enum Title {
         case blank
         /// More than `maxLength` characters after trimming.
         case tooLong(length: Int)
+        /// More than `maxBytes` bytes of UTF-8 after trimming.
+        case tooManyBytes(count: Int)
         /// A control character (U+0000–U+001F, U+007F) inside, with its scalar value.
         case controlCharacter(scalar: UInt32)
 
@@ -21,6 +26,8 @@ public enum Title {
                 "Enter a title"
             case .tooLong(let length):
                 "Title is too long: \(length) characters, the limit is \(Title.maxLength)"
+            case .tooManyBytes(let count):
+                "Title is too long: \(count) bytes of UTF-8, the limit is \(Title.maxBytes)"
             case .controlCharacter(let scalar):
                 "Title contains a control character (U+\(hex(scalar))); remove it and try again"
             }
@@ -33,7 +40,9 @@ public enum Title {
     }
 
     /// Returns the trimmed title, or the first rule it breaks.
-    public static func validate(_ raw: String) -> Result<String, Problem> {
+    /// - Parameter checkingBytes: whether the `maxBytes` rule applies: for titles given now (`add`, `rename`), not
+    ///   for titles already stored, which were accepted before the rule existed and are not corrupt.
+    public static func validate(_ raw: String, checkingBytes: Bool = true) -> Result<String, Problem> {
         // Most titles need no trimming; Foundation's trimming is the costly part of an `add`.
         let scalars = raw.unicodeScalars
         let trimmed = needsTrimming(scalars) ? raw.trimmingCharacters(in: .whitespacesAndNewlines) : raw
@@ -42,9 +51,11 @@ public enum Title {
             return .failure(.controlCharacter(scalar: bad.value))
         }
         // A title can have no more characters than UTF-8 bytes, so short ones need no counting.
-        if trimmed.utf8.count > maxLength {
+        let bytes = trimmed.utf8.count
+        if bytes > maxLength {
             let length = trimmed.count
             if length > maxLength { return .failure(.tooLong(length: length)) }
+            if checkingBytes, bytes > maxBytes { return .failure(.tooManyBytes(count: bytes)) }
         }
         return .success(trimmed)
     }

@@ -62,7 +62,7 @@ final class JournalFile {
         guard let value = try? JSONParser.parse(bytes), let record = RevisionedChange(json: value) else { return nil }
         switch record.change {
         case .added(let item), .updated(let item):
-            guard case .success(let title) = Title.validate(item.title), title == item.title else {
+            guard case .success(let title) = Title.validate(item.title, checkingBytes: false), title == item.title else {
                 throw .corrupt(path: path, reason: "line \(line): the item's title breaks the title rules")
             }
             guard item.revision == record.revision else {

@@ -132,7 +132,7 @@ public enum SnapshotCodec {
     static func checkedItem(
         _ fields: ItemLineParser.Fields, at place: String, listRevision: Revision, path: String
     ) throws(StorageError) -> Item {
-        guard case .success(let title) = Title.validate(fields.title), title == fields.title else {
+        guard case .success(let title) = Title.validate(fields.title, checkingBytes: false), title == fields.title else {
             throw .corrupt(path: path, reason: "\(place) has no valid \"title\"")
         }
         guard fields.revision <= listRevision else {
