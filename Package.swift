@@ -33,13 +33,15 @@ let package = Package(
         .executableTarget(name: "shelfd", dependencies: ["ShelfCLI"]),
         .executableTarget(name: "shelf", dependencies: ["ShelfCLI"]),
         .executableTarget(name: "shelf-bench", dependencies: ["ShelfSockets"]),
-        .testTarget(name: "ShelfSocketsTests", dependencies: ["ShelfSockets"]),
-        .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore"]),
+        // Deadlines shared by the test targets (a test target cannot hold code another one imports).
+        .target(name: "ShelfTestSupport", path: "Tests/ShelfTestSupport"),
+        .testTarget(name: "ShelfSocketsTests", dependencies: ["ShelfSockets", "ShelfTestSupport"]),
+        .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore", "ShelfTestSupport"]),
         .testTarget(name: "ShelfJSONTests", dependencies: ["ShelfJSON"]),
         .testTarget(name: "ShelfWireTests", dependencies: ["ShelfJSON", "ShelfWire"]),
-        .testTarget(name: "ShelfServerTests", dependencies: ["ShelfJSON", "ShelfServer", "ShelfClient"]),
+        .testTarget(name: "ShelfServerTests", dependencies: ["ShelfJSON", "ShelfServer", "ShelfClient", "ShelfTestSupport"]),
         .testTarget(name: "ShelfCLITests", dependencies: ["ShelfCLI"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["shelfd", "shelf"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["shelfd", "shelf", "ShelfTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

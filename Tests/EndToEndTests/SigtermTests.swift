@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import ShelfTestSupport
 import Testing
 
 /// SIGTERM (and SIGINT) while clients are writing (README, "shelfd"; PROTOCOL.md §3, "Shutdown"): `shelfd` finishes
@@ -182,18 +183,6 @@ import Testing
 
     /// Whether `operation` finishes within `timeout` (it is cancelled otherwise).
     static func finishes(within timeout: Duration, _ operation: @escaping @Sendable () async -> Void) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await operation()
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
+        (try? await result(within: timeout) { await operation() }) != nil
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import ShelfCore
 import Testing
+import ShelfTestSupport
 
 /// The commit pipeline with saves completed by hand: several saves in flight, save before publish, in-order
 /// answers, rollback and generations (shared/design.md, invariants 1, 2 and 4).

@@ -6,6 +6,7 @@ import ShelfJSON
 import ShelfSockets
 import ShelfWire
 import Testing
+import ShelfTestSupport
 
 /// `ShelfClient` against a real server.
 @Suite struct ClientLibraryTests {

@@ -1,6 +1,7 @@
 import ShelfJSON
 import ShelfWire
 import Testing
+import ShelfTestSupport
 
 extension MemoryHeavy {
     /// Several connections on one server share one list, and one misbehaving client harms no one else

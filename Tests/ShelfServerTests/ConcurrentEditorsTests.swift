@@ -5,6 +5,7 @@ import ShelfJSON
 import ShelfServer
 import ShelfWire
 import Testing
+import ShelfTestSupport
 
 /// Live collaboration under load (protocol/PROTOCOL.md §3, §6, §7; shared/design.md, invariants 1, 3, 5, 7): many
 /// editors at once on one real server, checked only through what the server acknowledged and what watchers saw.

@@ -2,6 +2,7 @@ import ShelfJSON
 import ShelfServer
 import ShelfSockets
 import Testing
+import ShelfTestSupport
 
 /// Per connection, replies come back in request order and reads see the connection's earlier writes
 /// (shared/design.md, invariant 7).

@@ -6,6 +6,7 @@ import ShelfServer
 import ShelfSockets
 import ShelfWire
 import Testing
+import ShelfTestSupport
 
 extension MemoryHeavy {
     /// Regressions found in review, each with the exact input that showed it.

@@ -3,6 +3,7 @@ import ShelfCore
 import ShelfServer
 import ShelfSockets
 import Testing
+import ShelfTestSupport
 
 /// `Server.shutdown()`: stops accepting, finishes the replies it owes, closes every connection; idempotent.
 @Suite struct ShutdownTests {

@@ -4,6 +4,7 @@ import ShelfServer
 import ShelfSockets
 import ShelfWire
 import Testing
+import ShelfTestSupport
 
 extension MemoryHeavy {
     /// Slow consumers (protocol/PROTOCOL.md §6; shared/design.md, invariant 8): a watcher that stops reading is cut

@@ -4,6 +4,7 @@ import ShelfJSON
 import ShelfServer
 import ShelfSockets
 import ShelfWire
+import ShelfTestSupport
 import Testing
 
 /// Plays every transcript in protocol/examples against a fresh `TestServer` and checks each reply line byte for
@@ -112,15 +113,7 @@ import Testing
     }
 
     private static func nextReply(_ connection: LineConnection) async throws -> Reply {
-        try await withThrowingTaskGroup(of: Reply.self) { group in
-            group.addTask { try await connection.readLine().map(Reply.line) ?? .closed }
-            group.addTask {
-                try await Task.sleep(for: .seconds(5))
-                return .silence
-            }
-            defer { group.cancelAll() }
-            return try await group.next() ?? .silence
-        }
+        try await result(within: .seconds(5)) { try await connection.readLine().map(Reply.line) ?? .closed } ?? .silence
     }
 
     private static func sameJSON(_ a: String, _ b: String) -> Bool {

@@ -1,5 +1,6 @@
 import ShelfSockets
 import Testing
+import ShelfTestSupport
 
 struct EchoLoadTests {
     @Test func twoHundredConnectionsEchoInParallel() async throws {

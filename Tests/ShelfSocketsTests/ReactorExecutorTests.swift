@@ -2,6 +2,7 @@ import Glibc
 @testable import ShelfSockets
 import Synchronization
 import Testing
+import ShelfTestSupport
 
 /// The reactor's event loop runs tasks that prefer it (SE-0417 task executor preference).
 struct ReactorExecutorTests {

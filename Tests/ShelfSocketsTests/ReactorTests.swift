@@ -1,6 +1,7 @@
 import CEpoll
 @testable import ShelfSockets
 import Testing
+import ShelfTestSupport
 
 struct ReactorTests {
     @Test func epollEventDataSurvivesThePackedLayout() {

@@ -1,5 +1,6 @@
 @testable import ShelfSockets
 import Testing
+import ShelfTestSupport
 
 /// The wakeup protocol without any sockets.
 struct ReadinessGateTests {

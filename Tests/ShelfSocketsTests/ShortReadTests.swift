@@ -3,6 +3,7 @@ import Glibc
 @testable import ShelfSockets
 import Synchronization
 import Testing
+import ShelfTestSupport
 
 /// After a read returns fewer bytes than asked, the next read waits for readiness instead of trying the socket
 /// (`TCPConnection.read`): these pin down the cases where no further edge comes.

@@ -1,6 +1,7 @@
 import Glibc
 @testable import ShelfSockets
 import Testing
+import ShelfTestSupport
 
 struct TCPConnectionTests {
     @Test func bytesRoundTripInBothDirections() async throws {

@@ -1,6 +1,7 @@
 import Glibc
 @testable import ShelfSockets
 import Testing
+import ShelfTestSupport
 
 struct TCPListenerTests {
     @Test func listeningOnPortZeroReportsARealPort() throws {

@@ -1,5 +1,6 @@
 import Testing
 @testable import ShelfSockets
+import ShelfTestSupport
 
 /// `writeNow` sends what the socket takes without suspending: all of a small write, and only part of one larger
 /// than the send and receive buffers when the peer does not read.

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfTestSupport
 import Synchronization
 import Testing
 
@@ -38,12 +39,18 @@ final class ChildProcess: Sendable {
         self.commandLine = commandLine
     }
 
+    /// A standard stream of the child.
+    enum Stream {
+        case output
+        case error
+    }
+
     /// Starts `executable` with exactly `arguments` and `environment`; standard input is /dev/null. With
-    /// `abandoningStderr`, nobody reads the child's standard error: its pipe's reading end is closed at once, so the
-    /// child's writes there fail with `EPIPE` (as under `shelfd 2>&1 | head`).
+    /// `abandoning`, nobody reads that stream of the child: its pipe's reading end is closed at once, so the child's
+    /// writes there fail with `EPIPE` (as under `shelf list | head -1` or `shelfd 2>&1 | head`).
     /// - Throws: what `Process.run()` throws (e.g. the executable is missing).
     static func launch(
-        _ executable: URL, _ arguments: [String], environment: [String: String], abandoningStderr: Bool = false
+        _ executable: URL, _ arguments: [String], environment: [String: String], abandoning: Stream? = nil
     ) throws -> ChildProcess {
         let process = Process()
         process.executableURL = executable
@@ -60,12 +67,13 @@ final class ChildProcess: Sendable {
         }
         try process.run()
         // Process.run() closed our copies of the write ends, so each reader sees EOF when the child is gone.
-        child.startReader(child.stdoutPipe.fileHandleForReading.fileDescriptor, into: \.stdout)
-        if abandoningStderr {
-            try? child.stderrPipe.fileHandleForReading.close()
-            child.update { $0.openPipes -= 1 }
-        } else {
-            child.startReader(child.stderrPipe.fileHandleForReading.fileDescriptor, into: \.stderr)
+        for (stream, pipe, buffer) in [(Stream.output, child.stdoutPipe, \State.stdout), (.error, child.stderrPipe, \.stderr)] {
+            if stream == abandoning {
+                try? pipe.fileHandleForReading.close()
+                child.update { $0.openPipes -= 1 }
+            } else {
+                child.startReader(pipe.fileHandleForReading.fileDescriptor, into: buffer)
+            }
         }
         return child
     }
@@ -124,23 +132,15 @@ final class ChildProcess: Sendable {
 
     /// Re-evaluates `condition` after every change until it returns a value or `timeout` passes.
     private func wait<T: Sendable>(timeout: Duration, until condition: @escaping @Sendable (State) -> T?) async -> T? {
-        await withTaskGroup(of: T?.self) { group in
-            group.addTask {
-                while !Task.isCancelled {
-                    let (value, version) = self.state.withLock { (condition($0), $0.version) }
-                    if let value { return value }
-                    await self.nextChange(after: version)
-                }
-                return nil
+        let outcome = try? await result(within: timeout) { () async -> T? in
+            while !Task.isCancelled {
+                let (value, version) = self.state.withLock { (condition($0), $0.version) }
+                if let value { return value }
+                await self.nextChange(after: version)
             }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+            return nil
         }
+        return outcome ?? nil
     }
 
     /// Returns once the state's version is past `version`, or the task is cancelled.

@@ -31,9 +31,9 @@ struct Sandbox: Sendable {
 /// - Throws: `EndToEndFailure` (after killing it) when it is still running after `timeout`.
 func run(
     _ name: String, _ arguments: [String], environment: [String: String], timeout: Duration = .seconds(10),
-    sourceLocation: SourceLocation = #_sourceLocation
+    abandoning: ChildProcess.Stream? = nil, sourceLocation: SourceLocation = #_sourceLocation
 ) async throws -> ChildProcess.Outcome {
-    let child = try ChildProcess.launch(try Executables.url(name), arguments, environment: environment)
+    let child = try ChildProcess.launch(try Executables.url(name), arguments, environment: environment, abandoning: abandoning)
     if let outcome = await child.waitForExit(timeout: timeout) { return outcome }
     let last = await child.terminate(grace: .seconds(1))
     let failure = EndToEndFailure(
@@ -55,12 +55,12 @@ struct RunningShelfd: Sendable {
     /// Starts `shelfd --listen 127.0.0.1:0 <arguments>` and waits (at most 10 s) for its `listening` line.
     /// - Throws: `EndToEndFailure` (after terminating it) if the line does not come.
     static func start(
-        _ arguments: [String], environment: [String: String], abandoningStderr: Bool = false,
+        _ arguments: [String], environment: [String: String], abandoning: ChildProcess.Stream? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> RunningShelfd {
         let child = try ChildProcess.launch(
             try Executables.url("shelfd"), ["--listen", "127.0.0.1:0"] + arguments, environment: environment,
-            abandoningStderr: abandoningStderr)
+            abandoning: abandoning)
         let prefix = "shelfd listening on "
         guard let line = await child.waitForLine(startingWith: prefix, timeout: .seconds(10)) else {
             let last = await child.terminate(grace: .seconds(2))

@@ -4,6 +4,7 @@ import ShelfServer
 import ShelfSockets
 import Synchronization
 import Testing
+import ShelfTestSupport
 
 /// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator, so a failing random run can be replayed from
 /// the seed printed with the failure.

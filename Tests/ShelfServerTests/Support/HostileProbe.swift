@@ -1,5 +1,6 @@
 import ShelfJSON
 import ShelfWire
+import ShelfTestSupport
 import Testing
 
 /// One reply a hostile line is owed (protocol/PROTOCOL.md §1, §2, §8).
@@ -168,15 +169,7 @@ final class HostileProbe: Sendable {
     /// The next line, or `nil` when the connection closed or nothing came within `timeout`.
     private func readLine(within timeout: Duration) async throws -> String? {
         let connection = self.connection
-        return try await withThrowingTaskGroup(of: String?.self) { group in
-            group.addTask { try await connection.readLine() }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            return try await group.next() ?? nil
-        }
+        return try await result(within: timeout) { try await connection.readLine() } ?? nil
     }
 
     /// A `changed` notification (a fuzzed `watch` may have asked for them): `method` and no `id`.

@@ -2,6 +2,7 @@ import ShelfCore
 import ShelfServer
 import ShelfSockets
 import Testing
+import ShelfTestSupport
 
 /// Keeps every line a server logs, so a test can wait for an event only the log shows (a session ending).
 final class LogRecorder: Sendable {

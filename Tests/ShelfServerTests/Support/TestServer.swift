@@ -4,6 +4,7 @@ import ShelfServer
 import ShelfSockets
 import Synchronization
 import Testing
+import ShelfTestSupport
 
 /// A real `Server` on 127.0.0.1, port 0, over an injected store, ids and clock, for end-to-end tests.
 struct TestServer: Sendable {

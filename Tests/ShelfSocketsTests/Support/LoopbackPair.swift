@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 @testable import ShelfSockets
+import ShelfTestSupport
 
 /// A listener on loopback port 0 plus both ends of one accepted connection.
 struct LoopbackPair {
