@@ -10,10 +10,7 @@ extension Session {
         let prepared = await prepare(element, context: &context)
         guard prepared.isKnown else {
             let answer = prepared.answer
-            outbox.endDirectWrite(then: [{
-                guard let reply = await answer() else { return nil }
-                return Outbox.Reply(line: reply.before + Self.line(reply.json), revision: reply.revision, held: 0)
-            }])
+            outbox.endDirectWrite(then: [{ await answer()?.reply(held: 0) }])
             return
         }
         guard let reply = await prepared.answer() else {

@@ -42,16 +42,7 @@ extension Session {
             promises.append(promise)
             let list = self.list
             let id = request.id
-            outbox.push {
-                let outcome: Result<MutationResult, ReadingListError> =
-                    switch await promise.value {
-                    case .answered(let outcome): outcome
-                    case .pending(let ticket): await list.answer(ticket)
-                    }
-                guard let id else { return nil }
-                let reply = Self.encode(id: id, mutation: outcome)
-                return Outbox.Reply(line: Self.line(reply.json), revision: reply.revision, held: 0)
-            }
+            outbox.push { await Self.reply(to: await promise.value, id: id, from: list) }
         }
         let submissions = await list.submitAll(run.map { ($0.mutation, $0.expect) })
         for (promise, submission) in zip(promises, submissions) {
@@ -75,16 +66,7 @@ extension Session {
         guard outcomes.count == run.count else {
             let list = self.list
             let jobs: [Outbox.Job] = zip(run, submissions).map { request, submission in
-                {
-                    let outcome: Result<MutationResult, ReadingListError> =
-                        switch submission {
-                        case .answered(let outcome): outcome
-                        case .pending(let ticket): await list.answer(ticket)
-                        }
-                    guard let id = request.id else { return nil }
-                    let reply = Self.encode(id: id, mutation: outcome)
-                    return Outbox.Reply(line: Self.line(reply.json), revision: reply.revision, held: 0)
-                }
+                { await Self.reply(to: submission, id: request.id, from: list) }
             }
             outbox.endDirectWrite(then: jobs)
             return
@@ -98,5 +80,14 @@ extension Session {
             bytes.append(0x0A)
         }
         finishDirectWrite(bytes, releasing: run.count, of: window)
+    }
+
+    /// The reply line to one submitted mutation, once it is answered; `nil` for a notification (its answer is still
+    /// collected).
+    static func reply(to submission: Submission, id: RequestID?, from list: ReadingList) async -> Outbox.Reply? {
+        let outcome = await list.outcome(of: submission)
+        guard let id else { return nil }
+        let reply = encode(id: id, mutation: outcome)
+        return Outbox.Reply(line: line(reply.json), revision: reply.revision, held: 0)
     }
 }

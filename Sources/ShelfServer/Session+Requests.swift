@@ -10,6 +10,11 @@ extension Session {
         var revision: Revision?
         /// Whole lines to write just before the response: a `watch`'s backlog of `changed` notifications.
         var before: [UInt8] = []
+
+        /// `before`, then the response and its LF, for the writer; `held` bytes of the reply budget go with it.
+        func reply(held: Int) -> Outbox.Reply {
+            Outbox.Reply(line: before + Session.line(json), revision: revision, held: held)
+        }
     }
 
     /// Produces one response when the writer gets to it; `nil` for a notification.
@@ -36,8 +41,7 @@ extension Session {
                 let answer = ReplyPromise<(Answer, Int)>()
                 outbox.push {
                     let (answer, held) = await answer.value
-                    guard let reply = await answer() else { return nil }
-                    return Outbox.Reply(line: reply.before + Self.line(reply.json), revision: reply.revision, held: held)
+                    return await answer()?.reply(held: held)
                 }
                 let prepared = await prepare(element, context: &context)
                 // A peer that sends requests without reading the replies must not make the server buffer without
@@ -110,11 +114,7 @@ extension Session {
             let list = self.list
             let isKnown = if case .answered = submission { true } else { false }
             return Prepared(answer: {
-                let outcome: Result<MutationResult, ReadingListError> =
-                    switch submission {
-                    case .answered(let outcome): outcome
-                    case .pending(let ticket): await list.answer(ticket)
-                    }
+                let outcome = await list.outcome(of: submission)
                 guard let id else { return nil }
                 return Self.encode(id: id, mutation: outcome)
             }, isKnown: isKnown)

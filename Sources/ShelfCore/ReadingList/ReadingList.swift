@@ -110,9 +110,15 @@ public actor ReadingList {
     /// - Throws: `ReadingListError` — `.invalidTitle` and `.notFound` and `.conflict` without writing anything,
     ///   `.storageFailed` when the store refused the change (the list and revision are then as they were).
     public func apply(_ mutation: Mutation, expect: Revision? = nil) async throws(ReadingListError) -> MutationResult {
-        switch submit(mutation, expect: expect) {
-        case .answered(let outcome): try outcome.get()
-        case .pending(let ticket): try await answer(ticket).get()
+        try await outcome(of: submit(mutation, expect: expect)).get()
+    }
+
+    /// The answer to a submission: the one it carries, or the one `answer(_:)` gives for its ticket (each ticket is
+    /// collected once).
+    public nonisolated func outcome(of submission: Submission) async -> Result<MutationResult, ReadingListError> {
+        switch submission {
+        case .answered(let outcome): outcome
+        case .pending(let ticket): await answer(ticket)
         }
     }
 
