@@ -52,11 +52,12 @@ public enum Timestamp {
     /// Parses RFC 3339 text (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, `T` and `Z` in either case) with a real
     /// calendar date; fractions are truncated to milliseconds. `nil` when it is not such a timestamp.
     public static func parse(_ text: String) -> Date? {
-        parseMilliseconds(Array(text.utf8)).map { date(milliseconds: $0) }
+        var text = text
+        return text.withUTF8 { parseMilliseconds($0) }.map { date(milliseconds: $0) }
     }
 
     /// Milliseconds since 1970 for RFC 3339 text, or `nil`.
-    static func parseMilliseconds(_ b: [UInt8]) -> Int64? {
+    static func parseMilliseconds(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard b.count >= 20, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] | 0x20 == UInt8(ascii: "t"),
               b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
               let year = number(b, 0, 4), let month = number(b, 5, 2), let day = number(b, 8, 2),
@@ -100,7 +101,7 @@ public enum Timestamp {
         return Int64((sinceReference + slack).rounded(.down)) + referenceOffset
     }
 
-    private static func number(_ b: [UInt8], _ start: Int, _ count: Int) -> Int64? {
+    private static func number(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> Int64? {
         var value: Int64 = 0
         for index in start..<(start + count) {
             let digit = b[index] &- 48

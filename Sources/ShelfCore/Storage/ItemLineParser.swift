@@ -26,7 +26,7 @@ enum ItemLineParser {
                   let title = String(validating: titleBytes, as: UTF8.self),
                   cursor.skip(#","isRead":"#), let isRead = cursor.boolean(),
                   cursor.skip(#","addedAt":""#), let addedText = cursor.plainString(),
-                  let milliseconds = Timestamp.parseMilliseconds(Array(addedText)),
+                  let milliseconds = Timestamp.parseMilliseconds(addedText),
                   cursor.skip(#","revision":"#), let revision = cursor.wholeNumber(),
                   cursor.skip("}"), cursor.atEnd
             else { return nil }
