@@ -5,7 +5,9 @@ import Glibc
 /// `shelf list | head -1` or `shelfd 2>&1 | head`) or on another error, the rest of the text is dropped:
 /// Foundation's `FileHandle.write(_:)` traps instead, and a log line must never end the server.
 public enum StandardStream: Sendable {
+    /// File descriptor 1.
     case output
+    /// File descriptor 2.
     case error
 
     /// Writes `text` (as UTF-8), all of it unless the stream fails.

@@ -93,6 +93,7 @@ public struct ItemCollection: Sendable, Equatable, Sequence {
         }
     }
 
+    /// Equal when the same items are there in the same order (holes left by removals do not count).
     public static func == (lhs: ItemCollection, rhs: ItemCollection) -> Bool {
         lhs.count == rhs.count && lhs.items == rhs.items
     }

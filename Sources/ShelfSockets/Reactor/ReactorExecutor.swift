@@ -31,6 +31,8 @@ public final class ReactorExecutor: TaskExecutor, Sendable {
         self.wakeFD = wakeFD
     }
 
+    /// Queues `job` to run on the reactor thread in a later round (`TaskExecutor`); from another thread, wakes the
+    /// reactor out of `epoll_wait` with one `eventfd` write when it sleeps. Any thread.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let wake = state.withLock { state -> Bool in
