@@ -5,6 +5,7 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
     /// The deadline that passed.
     public let limit: Duration
 
+    /// An error for a deadline of `limit` that passed.
     public init(limit: Duration) {
         self.limit = limit
     }
