@@ -90,7 +90,7 @@ final class Outbox: Sendable {
 
     /// Counts `count` bytes of an encoded reply against the budget, first waiting (the reader) while replies already
     /// hold `maxBytes` or more — one reply larger than the budget is still allowed when nothing else is held.
-    func holdReplyBytes(_ count: Int) async {
+    nonisolated(nonsending) func holdReplyBytes(_ count: Int) async {
         while true {
             let admitted = state.withLock { state -> Bool in
                 guard state.replyBytes == 0 || state.replyBytes + count <= maxBytes else { return false }

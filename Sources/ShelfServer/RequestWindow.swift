@@ -18,7 +18,7 @@ final class RequestWindow: Sendable {
     }
 
     /// Takes a slot, suspending until one is free. Only the reader calls it, so there is at most one waiter.
-    func acquire() async {
+    nonisolated(nonsending) func acquire() async {
         let acquired = state.withLock { state -> Bool in
             guard state.free > 0 else { return false }
             state.free -= 1

@@ -3,11 +3,29 @@ import ShelfWire
 extension Session {
     /// Answers one request with nothing owed ahead of it (`Outbox.beginDirectWrite`): the reader writes the reply
     /// itself as far as the socket takes it at once, sparing the writer task a wake-up per request. A mutation
-    /// still being saved, and whatever the socket did not take, go to the writer as usual.
-    func answerDirectly(
+    /// still being saved keeps the direct write until the list answers it, and its reply is written then, from
+    /// the list's publish (`ReadingList.whenAnswered`); whatever the socket did not take goes to the writer.
+    nonisolated(nonsending) func answerDirectly(
         _ element: IncomingMessage.IncomingRequest, context: inout ReaderContext, window: RequestWindow
     ) async {
         let prepared = await prepare(element, context: &context)
+        if !prepared.isKnown, let (submission, id) = prepared.mutation {
+            // Requests read meanwhile queue behind this reply, and notifications wait for it (the outbox holds
+            // them while a direct write is on).
+            list.whenAnswered(submission) { [self] outcome in
+                guard let id else {
+                    window.release()
+                    outbox.endDirectWrite()
+                    return
+                }
+                let reply = Self.encode(id: id, mutation: outcome)
+                var bytes = outbox.takeNotifications(upTo: reply.revision)
+                bytes.append(contentsOf: reply.json)
+                bytes.append(0x0A)
+                finishDirectWrite(bytes, releasing: 1, of: window)
+            }
+            return
+        }
         guard prepared.isKnown else {
             let answer = prepared.answer
             outbox.endDirectWrite(then: [{ await answer()?.reply(held: 0) }])

@@ -27,7 +27,7 @@ extension Session {
 
     /// Queues the reply jobs of a run of mutations in order, submits them all in one call to the list, then lets
     /// the writer collect each answer — the same order and answers as one at a time, with one actor hop.
-    func submitRun(_ run: [PlainMutation], window: RequestWindow, context: inout ReaderContext) async {
+    nonisolated(nonsending) func submitRun(_ run: [PlainMutation], window: RequestWindow, context: inout ReaderContext) async {
         if window.tryAcquire(run.count) {
             if outbox.beginDirectWrite() {
                 await answerRunDirectly(run, window: window, context: &context)
@@ -54,7 +54,7 @@ extension Session {
     /// A run with nothing owed ahead of it (`Outbox.beginDirectWrite`) and its `window` slots taken: when every
     /// mutation is answered at once (the memory store), the replies go out in one write, each after the
     /// notifications it must follow; otherwise their reply jobs go to the writer, in order.
-    private func answerRunDirectly(_ run: [PlainMutation], window: RequestWindow, context: inout ReaderContext) async {
+    private nonisolated(nonsending) func answerRunDirectly(_ run: [PlainMutation], window: RequestWindow, context: inout ReaderContext) async {
         let submissions = await list.submitAll(run.map { ($0.mutation, $0.expect) })
         var outcomes: [Result<MutationResult, ReadingListError>] = []
         for submission in submissions {

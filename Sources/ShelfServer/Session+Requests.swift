@@ -18,14 +18,14 @@ extension Session {
     }
 
     /// Produces one response when the writer gets to it; `nil` for a notification.
-    typealias Answer = @Sendable () async -> Encoded?
+    typealias Answer = nonisolated(nonsending) @Sendable () async -> Encoded?
 
     /// Queues the reply job for one framed line, then carries the request out, in arrival order: a mutation is
     /// submitted to the list (its answer is collected by the writer); any other request first waits until this
     /// connection's earlier mutations are answered, then runs and is encoded at once — so it sees exactly the
     /// connection's earlier changes, never a later one.
     /// The reader holds one `window` slot for the request; whoever answers it gives the slot back.
-    func handle(_ event: LineFramer.Event, context: inout ReaderContext, window: RequestWindow) async {
+    nonisolated(nonsending) func handle(_ event: LineFramer.Event, context: inout ReaderContext, window: RequestWindow) async {
         switch event {
         case .tooLong(let limit):
             let error = RPCError(.invalidRequest, "Invalid request: line longer than \(limit) bytes; it was discarded")
@@ -89,10 +89,12 @@ extension Session {
         var encodedBytes = 0
         /// False when `answer` waits for a save; true when it returns at once.
         var isKnown = true
+        /// A mutation's submission, and the id its reply carries (`nil` for a notification).
+        var mutation: (submission: Submission, id: RequestID?)?
     }
 
     /// Carries out one request.
-    func prepare(_ element: IncomingMessage.IncomingRequest, context: inout ReaderContext) async -> Prepared {
+    nonisolated(nonsending) func prepare(_ element: IncomingMessage.IncomingRequest, context: inout ReaderContext) async -> Prepared {
         let request: RPCRequest
         switch element {
         case .invalid(let error, let id):
@@ -117,7 +119,7 @@ extension Session {
                 let outcome = await list.outcome(of: submission)
                 guard let id else { return nil }
                 return Self.encode(id: id, mutation: outcome)
-            }, isKnown: isKnown)
+            }, isKnown: isKnown, mutation: (submission, id))
         case .success(.auth(let token)):
             return Self.answer(id, authenticate(token, context: &context))
         case .success(let call):

@@ -42,7 +42,7 @@ public enum ShelfdMain {
         do {
             list = try await ReadingList(
                 store: options.store.makeStore(), historyLimit: options.configuration.historyLimit,
-                completionExecutor: Reactor.shared.executor)
+                executor: Reactor.shared.executor.serial, completionExecutor: Reactor.shared.executor)
         } catch {
             output.error("shelfd: cannot open the store: \(error)")
             return ExitCode.failure.rawValue

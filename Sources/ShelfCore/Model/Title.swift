@@ -44,11 +44,11 @@ public enum Title {
     ///   for titles already stored, which were accepted before the rule existed and are not corrupt.
     public static func validate(_ raw: String, checkingBytes: Bool = true) -> Result<String, Problem> {
         // Most titles need no trimming; Foundation's trimming is the costly part of an `add`.
-        let scalars = raw.unicodeScalars
-        let trimmed = needsTrimming(scalars) ? raw.trimmingCharacters(in: .whitespacesAndNewlines) : raw
+        let trimmed = needsTrimming(raw) ? raw.trimmingCharacters(in: .whitespacesAndNewlines) : raw
         if trimmed.isEmpty { return .failure(.blank) }
-        if let bad = trimmed.unicodeScalars.first(where: isControl) {
-            return .failure(.controlCharacter(scalar: bad.value))
+        // Every control character is ASCII, and in UTF-8 a byte below 0x80 is always an ASCII scalar.
+        if let bad = trimmed.utf8.first(where: { $0 < 0x20 || $0 == 0x7F }) {
+            return .failure(.controlCharacter(scalar: UInt32(bad)))
         }
         // A title can have no more characters than UTF-8 bytes, so short ones need no counting.
         let bytes = trimmed.utf8.count
@@ -60,7 +60,12 @@ public enum Title {
         return .success(trimmed)
     }
 
-    private static func needsTrimming(_ scalars: String.UnicodeScalarView) -> Bool {
+    private static func needsTrimming(_ raw: String) -> Bool {
+        // Printable ASCII at both ends (the usual title) is never trimmed; only other ends need Unicode's tables.
+        if let first = raw.utf8.first, let last = raw.utf8.last, (0x21...0x7E).contains(first), (0x21...0x7E).contains(last) {
+            return false
+        }
+        let scalars = raw.unicodeScalars
         guard let first = scalars.first, let last = scalars.last else { return false }
         return first.properties.isWhitespace || last.properties.isWhitespace || isControl(first) || isControl(last)
             || first.value == 0x85 || last.value == 0x85

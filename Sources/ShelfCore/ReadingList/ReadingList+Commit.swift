@@ -54,8 +54,8 @@ extension ReadingList {
     }
 
     private func deliver(_ entry: Entry, _ outcome: Outcome) {
-        if let continuation = entry.continuation {
-            continuation.resume(returning: outcome)
+        if let receiver = entry.receiver {
+            receiver(outcome)
         } else {
             unclaimed[entry.ticket] = outcome
         }

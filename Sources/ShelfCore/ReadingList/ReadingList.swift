@@ -19,7 +19,8 @@ public actor ReadingList {
         let outcome: Outcome
         /// True once the store accepted the change, or from the start for a request that writes nothing.
         var saved: Bool
-        var continuation: CheckedContinuation<Outcome, Never>?
+        /// Who takes the answer once it is known (`wait(for:_:)`); until then it is kept in `unclaimed`.
+        var receiver: (@Sendable (Outcome) -> Void)?
     }
 
     /// A store completion, delivered to the actor in the order the store produced them.
@@ -30,6 +31,10 @@ public actor ReadingList {
     }
 
     let store: any ListStore
+    /// The executor the actor runs on, when not its own (`unownedExecutor`).
+    let executor: (any SerialExecutor)?
+    /// Gives the actor a default actor's executor when `executor` is `nil`.
+    private let ownExecutor = OwnExecutor()
     let now: @Sendable () -> Date
     let newID: @Sendable () -> UUID
 
@@ -58,6 +63,8 @@ public actor ReadingList {
     ///   - now: the clock for `Item.addedAt` (injected so tests are exact).
     ///   - newID: the id generator for new items (injected so tests are exact).
     ///   - historyLimit: how many recent changes are kept for `watch(since:…)` (`shelfd --history`).
+    ///   - executor: where the actor runs (SE-0392); `nil` for a default actor. `shelfd` passes its event loop's
+    ///     serial executor, so sessions on that loop call the list without a hop (`ReadingList+Here.swift`).
     ///   - completionExecutor: where the task that takes a store's later completions runs (SE-0417 preference);
     ///     `shelfd` passes its event loop, so a save's answer reaches the waiting session without another thread.
     /// - Throws: `StorageError` from `store.load()`; nothing is written.
@@ -66,9 +73,11 @@ public actor ReadingList {
         now: @escaping @Sendable () -> Date = { Date() },
         newID: @escaping @Sendable () -> UUID = { UUID.random() },
         historyLimit: Int = ReadingList.defaultHistoryLimit,
+        executor: (any SerialExecutor)? = nil,
         completionExecutor: (any TaskExecutor)? = nil
     ) async throws(StorageError) {
         let snapshot = try await store.load()
+        self.executor = executor
         self.store = store
         self.now = now
         self.newID = newID
@@ -79,10 +88,18 @@ public actor ReadingList {
         Task(executorPreference: completionExecutor) { [weak self] in
             while let group = await completions.next() {
                 guard let self else { return }
-                await self.complete(group)
+                await self.deliver(group)
             }
         }
     }
+
+    /// `executor`, or a default actor's own.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor?.asUnownedSerialExecutor() ?? ownExecutor.unownedExecutor
+    }
+
+    /// An actor with nothing in it, for its default executor (an actor may run on another's, SE-0392).
+    private actor OwnExecutor {}
 
     /// Changes kept for watchers by default.
     public static let defaultHistoryLimit = 10_000
@@ -95,13 +112,18 @@ public actor ReadingList {
     public var revision: Revision { accepted.revision }
 
     /// The accepted list.
-    public func snapshot() -> ListSnapshot { accepted }
+    func snapshotNow() -> ListSnapshot { accepted }
 
     /// The accepted item with `id`, and the revision it was read at.
-    /// - Throws: `ReadingListError.notFound`.
-    public func item(_ id: UUID) throws(ReadingListError) -> (item: Item, revision: Revision) {
-        guard let item = accepted.items[id] else { throw .notFound(id) }
-        return (item, accepted.revision)
+    func itemNow(_ id: UUID) -> Result<ItemRead, ReadingListError> {
+        guard let item = accepted.items[id] else { return .failure(.notFound(id)) }
+        return .success(ItemRead(item: item, revision: accepted.revision))
+    }
+
+    /// One item and the revision it was read at.
+    struct ItemRead: Sendable {
+        let item: Item
+        let revision: Revision
     }
 
     /// Validates `mutation`, saves it and publishes it, then answers: `submit(_:expect:)` then `answer(_:)`.
@@ -110,22 +132,20 @@ public actor ReadingList {
     /// - Throws: `ReadingListError` — `.invalidTitle` and `.notFound` and `.conflict` without writing anything,
     ///   `.storageFailed` when the store refused the change (the list and revision are then as they were).
     public func apply(_ mutation: Mutation, expect: Revision? = nil) async throws(ReadingListError) -> MutationResult {
-        try await outcome(of: submit(mutation, expect: expect)).get()
+        try await outcome(of: submitNow(mutation, expect: expect)).get()
     }
 
     /// The answer to a submission: the one it carries, or the one `answer(_:)` gives for its ticket (each ticket is
     /// collected once).
-    public nonisolated func outcome(of submission: Submission) async -> Result<MutationResult, ReadingListError> {
+    public nonisolated(nonsending) func outcome(of submission: Submission) async -> Result<MutationResult, ReadingListError> {
         switch submission {
         case .answered(let outcome): outcome
-        case .pending(let ticket): await answer(ticket)
+        case .pending(let ticket): await answerHere(ticket)
         }
     }
 
-    /// Validates `mutation` and, if it changes the list, hands the change to the store, without waiting for the
-    /// save. Requests submitted one after another are decided and answered in that order, so a session can pipeline:
-    /// submit in arrival order, then collect each answer with `answer(_:)`.
-    public func submit(_ mutation: Mutation, expect: Revision? = nil) -> Submission {
+    /// `submit(_:expect:)` on the actor.
+    func submitNow(_ mutation: Mutation, expect: Revision? = nil) -> Submission {
         let outcome = decide(mutation, expect: expect)
         if case .failure(.invalidTitle) = outcome { return .answered(outcome) }
         var saved = true
@@ -158,7 +178,7 @@ public actor ReadingList {
                 }
             }
             speculative.add(change)
-            entries.append(Entry(ticket: ticket, outcome: outcome, saved: saved, continuation: nil))
+            entries.append(Entry(ticket: ticket, outcome: outcome, saved: saved, receiver: nil))
             if let result = inlineResult {
                 complete(Completion(ticket: ticket, generation: commit.generation, result: result))
                 // Saved and published already (nothing was ahead of it): answer now, saving the caller a hop.
@@ -169,14 +189,13 @@ public actor ReadingList {
             return .answered(outcome)
         }
         nextTicket += 1
-        entries.append(Entry(ticket: ticket, outcome: outcome, saved: saved, continuation: nil))
+        entries.append(Entry(ticket: ticket, outcome: outcome, saved: saved, receiver: nil))
         return .pending(ticket: ticket)
     }
 
-    /// Submits several mutations in order in one call (what a pipelining session sends together); the same as
-    /// calling `submit(_:expect:)` for each.
-    public func submitAll(_ requests: [(mutation: Mutation, expect: Revision?)]) -> [Submission] {
-        requests.map { submit($0.mutation, expect: $0.expect) }
+    /// `submitAll(_:)` on the actor.
+    func submitAllNow(_ requests: [Request]) -> [Submission] {
+        requests.map { submitNow($0.mutation, expect: $0.expect) }
     }
 
     /// Waits for the answer to a submitted request: after its change (and every change submitted before it) is
@@ -184,11 +203,19 @@ public actor ReadingList {
     public func answer(_ ticket: UInt64) async -> Result<MutationResult, ReadingListError> {
         if let outcome = unclaimed.removeValue(forKey: ticket) { return outcome }
         return await withCheckedContinuation { continuation in
-            if let index = entries.firstIndex(where: { $0.ticket == ticket }), entries[index].continuation == nil {
-                entries[index].continuation = continuation
-            } else {
-                continuation.resume(returning: .failure(.storageFailed(.injected("unknown ticket \(ticket)"))))
-            }
+            wait(for: ticket) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Hands the answer for `ticket` to `receiver` once it is known, on the actor (at once if it already is).
+    /// `receiver` must not block: it runs while the list publishes.
+    func wait(for ticket: UInt64, _ receiver: @escaping @Sendable (Outcome) -> Void) {
+        if let outcome = unclaimed.removeValue(forKey: ticket) {
+            receiver(outcome)
+        } else if let index = entries.firstIndex(where: { $0.ticket == ticket }), entries[index].receiver == nil {
+            entries[index].receiver = receiver
+        } else {
+            receiver(.failure(.storageFailed(.injected("unknown ticket \(ticket)"))))
         }
     }
 

@@ -27,6 +27,10 @@ public final class FileListStore: ListStore {
     private final class Disk: @unchecked Sendable {
         /// The stored revision; `nil` until `load()` succeeded.
         var revision: Revision?
+        /// The list the two files hold together (snapshot plus journal), kept up to date as records are appended,
+        /// so compaction only encodes it; `nil` (compaction reads the files back) if a record ever failed to apply.
+        /// Its items share their titles' storage with the list the server serves.
+        var written: ListSnapshot?
         var journal: JournalFile?
         /// The journal length at which to compact next.
         var compactAt = 0
@@ -91,6 +95,7 @@ public final class FileListStore: ListStore {
             let snapshotBytes = stored?.count ?? 0
             let disk = onQueue()
             disk.revision = snapshot.revision
+            disk.written = snapshot
             disk.journal = journal
             disk.compactAt = max(snapshotBytes, compactionMinimumBytes)
             disk.lock = lock
@@ -210,6 +215,7 @@ public final class FileListStore: ListStore {
         do throws(StorageError) {
             try journal.append(bytes)
             disk.revision = revision
+            Self.record(applied.map { commits[$0] }, in: disk)
         } catch {
             if journal.damaged { disk.broken = error }
             for index in applied { results[index] = .failure(error) }
@@ -224,9 +230,8 @@ public final class FileListStore: ListStore {
         guard disk.broken == nil, let journal = disk.journal, journal.length > disk.compactAt else { return }
         do throws(StorageError) {
             let previous = try file.read()
-            var snapshot = try previous.map { bytes throws(StorageError) in try SnapshotCodec.decode(bytes, path: file.path) }
-                ?? ListSnapshot()
-            try Self.replay(try JournalFile.read(path: journalPath).records, onto: &snapshot, path: journalPath)
+            let snapshot: ListSnapshot
+            if let written = disk.written { snapshot = written } else { snapshot = try readBack(previous) }
             let bytes = SnapshotCodec.encode(snapshot)
             try file.replace(with: bytes) { previous }
             // The new snapshot is durable: the journal's records are all at or below its revision now.
@@ -237,5 +242,27 @@ public final class FileListStore: ListStore {
             if journal.damaged { disk.broken = error }
             disk.compactAt = journal.length * 2
         }
+    }
+
+    /// The list the files hold, read back from them: the snapshot with the journal replayed on top.
+    private func readBack(_ snapshotBytes: [UInt8]?) throws(StorageError) -> ListSnapshot {
+        var snapshot = try snapshotBytes.map { bytes throws(StorageError) in try SnapshotCodec.decode(bytes, path: file.path) }
+            ?? ListSnapshot()
+        try Self.replay(try JournalFile.read(path: journalPath).records, onto: &snapshot, path: journalPath)
+        return snapshot
+    }
+
+    /// Applies appended commits to `disk.written`. A change that does not fit (the list's own checks make that a
+    /// bug) drops the copy rather than let it differ from the files: compaction then reads them back.
+    private static func record(_ commits: [StoreCommit], in disk: Disk) {
+        guard var written = disk.written else { return }
+        disk.written = nil
+        for commit in commits {
+            for entry in commit.changes {
+                guard entry.revision == written.revision + 1, written.items.apply(entry.change) else { return }
+                written.revision = entry.revision
+            }
+        }
+        disk.written = written
     }
 }

@@ -40,7 +40,7 @@ extension Reactor {
         defer { events.deallocate() }
         var batch: [(Registration, UInt32)] = []
         batch.reserveCapacity(capacity)
-        var jobs: [UnownedJob] = []
+        var jobs: [ReactorJobQueue.Queued] = []
         executor.loopStarted()
         defer { executor.stop() }
         while true {

@@ -34,7 +34,7 @@ final class ReadinessGate: Sendable {
     /// Suspends until the reactor reports readiness.
     /// - Throws: `SocketError.closed` if the gate is or becomes closed; `CancellationError` if the task is
     ///   cancelled while parked (a readiness already recorded wins over cancellation).
-    func wait() async throws {
+    nonisolated(nonsending) func wait() async throws {
         let token = state.withLock { state in
             state.lastToken &+= 1
             return state.lastToken

@@ -48,7 +48,7 @@ public final class TCPConnection: Sendable {
     /// - Returns: 1...`maxBytes` bytes, or `[]` at end of stream (the peer shut down its write side).
     /// - Throws: `SocketError.peerClosed` on `ECONNRESET`; `.closed` if `close()` is or was called;
     ///   `.failed(call: "read", errno:)`; `CancellationError` if the task is cancelled while suspended.
-    public func read(maxBytes: Int = 65_536) async throws -> [UInt8] {
+    public nonisolated(nonsending) func read(maxBytes: Int = 65_536) async throws -> [UInt8] {
         precondition(maxBytes > 0, "maxBytes must be positive")
         if drained.exchange(false, ordering: .relaxed), !registration.hungUp.load(ordering: .acquiring) {
             try await registration.readable.wait()

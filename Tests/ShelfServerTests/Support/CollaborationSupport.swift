@@ -56,7 +56,8 @@ struct HistoryTestServer: Sendable {
             store: store,
             now: { Date(timeIntervalSince1970: 1_767_323_045 + Double(ticks.next() - 1)) },
             newID: { TestServer.id(ids.next()) },
-            historyLimit: historyLimit)
+            historyLimit: historyLimit,
+            executor: Reactor.shared.executor.serial, completionExecutor: Reactor.shared.executor)
         let server = Server(list: list, configuration: configuration, log: log)
         let address = try await server.start()
         let runTask = Task { await server.run() }

@@ -13,7 +13,7 @@ struct TestServer: Sendable {
     let address: HostPort
     private let runTask: Task<Void, Never>
 
-    /// Starts a server. Ids are 00000000-0000-0000-0000-00000000000N in order (N from 1), and the clock
+    /// Starts a server whose list runs on the shared event loop, as in `shelfd`. Ids are 00000000-0000-0000-0000-00000000000N in order (N from 1), and the clock
     /// starts at 2026-01-02T03:04:05.000Z and advances one second per item.
     static func start(
         store: any ListStore = MemoryListStore(),
@@ -25,7 +25,8 @@ struct TestServer: Sendable {
         let list = try await ReadingList(
             store: store,
             now: { Date(timeIntervalSince1970: 1_767_323_045 + Double(ticks.next() - 1)) },
-            newID: { TestServer.id(ids.next()) })
+            newID: { TestServer.id(ids.next()) },
+            executor: Reactor.shared.executor.serial, completionExecutor: Reactor.shared.executor)
         let server = Server(list: list, configuration: configuration, log: log)
         let address = try await server.start()
         let runTask = Task { await server.run() }

@@ -1,0 +1,83 @@
+import Foundation
+
+/// The calls sessions make on every request. Each runs on the actor at once, with no hop, when the caller already
+/// runs on the list's executor (a session on the event loop `shelfd` gave the list); anywhere else it is an
+/// ordinary actor call. Either way the caller sees the same answers in the same order.
+extension ReadingList {
+    /// Runs `body` isolated to the list at once when the caller runs on the list's executor; `nil` anywhere else.
+    nonisolated func runHere<T: Sendable>(_ body: (isolated ReadingList) -> T) -> T? {
+        guard let executor, executor.isIsolatingCurrentContext() == true else { return nil }
+        return assumeIsolated(body)
+    }
+
+    /// The accepted list.
+    public nonisolated(nonsending) func snapshot() async -> ListSnapshot {
+        if let snapshot = runHere({ $0.snapshotNow() }) { return snapshot }
+        return await snapshotNow()
+    }
+
+    /// The accepted item with `id`, and the revision it was read at.
+    /// - Throws: `ReadingListError.notFound`.
+    public nonisolated(nonsending) func item(_ id: UUID) async throws(ReadingListError) -> (item: Item, revision: Revision) {
+        let read: Result<ItemRead, ReadingListError>
+        if let here = runHere({ $0.itemNow(id) }) { read = here } else { read = await itemNow(id) }
+        let found = try read.get()
+        return (found.item, found.revision)
+    }
+
+    /// Validates `mutation` and, if it changes the list, hands the change to the store, without waiting for the
+    /// save. Requests submitted one after another are decided and answered in that order, so a session can pipeline:
+    /// submit in arrival order, then collect each answer with `answer(_:)`.
+    public nonisolated(nonsending) func submit(_ mutation: Mutation, expect: Revision? = nil) async -> Submission {
+        if let submission = runHere({ $0.submitNow(mutation, expect: expect) }) { return submission }
+        return await submitNow(mutation, expect: expect)
+    }
+
+    /// Submits several mutations in order in one call (what a pipelining session sends together); the same as
+    /// calling `submit(_:expect:)` for each.
+    public nonisolated(nonsending) func submitAll(_ requests: [(mutation: Mutation, expect: Revision?)]) async -> [Submission] {
+        let sendable = requests.map { Request(mutation: $0.mutation, expect: $0.expect) }
+        if let submissions = runHere({ $0.submitAllNow(sendable) }) { return submissions }
+        return await submitAllNow(sendable)
+    }
+
+    /// One request of `submitAll(_:)`.
+    struct Request: Sendable {
+        let mutation: Mutation
+        let expect: Revision?
+    }
+
+    /// `answer(_:)`; on the list's executor the wait is registered in place, so the caller is resumed once, when
+    /// the answer is known, instead of hopping to the actor and back.
+    nonisolated(nonsending) func answerHere(_ ticket: UInt64) async -> Result<MutationResult, ReadingListError> {
+        guard runHere({ _ in () }) != nil else { return await answer(ticket) }
+        return await withCheckedContinuation { continuation in
+            // Still on the same thread, with no suspension since the check above.
+            if runHere({ $0.wait(for: ticket) { continuation.resume(returning: $0) } }) == nil {
+                continuation.resume(returning: .failure(.storageFailed(.injected("answer(\(ticket)) left the list's executor"))))
+            }
+        }
+    }
+
+    /// Calls `receiver` with the answer to `submission` once it is known — at once for an answered one; for a pending
+    /// one on the actor, when the list publishes it (or rolls it back). Each ticket is collected once (this or
+    /// `outcome(of:)`). `receiver` must not block. Lets a session write a saved change's reply without a task waiting.
+    public nonisolated func whenAnswered(
+        _ submission: Submission, _ receiver: @escaping @Sendable (Result<MutationResult, ReadingListError>) -> Void
+    ) {
+        switch submission {
+        case .answered(let outcome):
+            receiver(outcome)
+        case .pending(let ticket):
+            if runHere({ $0.wait(for: ticket, receiver) }) == nil {
+                Task { await self.wait(for: ticket, receiver) }
+            }
+        }
+    }
+
+    /// Hands a group of store completions to the actor.
+    nonisolated(nonsending) func deliver(_ group: [Completion]) async {
+        if runHere({ $0.complete(group) }) != nil { return }
+        await complete(group)
+    }
+}
