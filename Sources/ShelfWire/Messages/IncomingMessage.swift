@@ -22,6 +22,13 @@ public enum IncomingMessage: Sendable, Equatable {
     /// not a string, number or null give -32600; `params` that is not an object gives -32602. `jsonrpc` may be
     /// omitted, for people typing by hand.
     public static func decode(line: some Collection<UInt8>) -> IncomingMessage {
+        let plain = line.withContiguousStorageIfAvailable { PlainRequestLine.decode($0) }
+        if let request = plain ?? nil { return .single(.request(request)) }
+        return decodeTree(line: line)
+    }
+
+    /// `decode(line:)` by way of a JSON tree, for every line `PlainRequestLine` does not take.
+    static func decodeTree(line: some Collection<UInt8>) -> IncomingMessage {
         let value: JSONValue
         do {
             value = try JSONParser.parse(line)
