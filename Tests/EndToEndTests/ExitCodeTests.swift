@@ -41,7 +41,7 @@ import Testing
         }
     }
 
-    @Test("a refused request exits 1: a blank title, an unknown id prefix")
+    @Test("a refused request exits 1: a blank title, an unknown id prefix; an ID that cannot be one is bad usage, 64")
     func refusedRequests() async throws {
         try await Sandbox.with { sandbox in
             try await withShelfd(["--store", "memory"], environment: sandbox.environment) { shelfd in
@@ -55,8 +55,12 @@ import Testing
                 #expect(unknown.stderr == "shelf: no item has an id starting with abcd\n")
 
                 let malformed = try await shelfd.shelf("rm", "xyz")
-                #expect(malformed.status == 1)
-                #expect(malformed.stderr.contains("is not an id"))
+                #expect(malformed.status == 64)
+                #expect(malformed.stderr == "shelf: \"xyz\" is not an id: give a full id or at least 4 hex digits of one\n")
+
+                let notHex = try await shelfd.shelf("read", "zzzz")
+                #expect(notHex.status == 64)
+                #expect(notHex.stderr.contains("is not an id"))
             }
         }
     }

@@ -1,3 +1,4 @@
+import ShelfJSON
 import Testing
 
 @testable import ShelfCLI
@@ -37,5 +38,23 @@ import Testing
         "the Arabic letter mark, a bidi control like U+200F, is escaped")
     func arabicLetterMark() {
         #expect(TerminalText.visible("a\u{061C}b") == "a\\u{61c}b")
+    }
+}
+
+@Suite struct TerminalJSONTests {
+    @Test(
+        "--json output escapes DEL, C1 controls and bidi overrides as \\uXXXX, and a JSON reader gets the text back",
+        arguments: [
+            ("abc\u{202E}fed", #"{"title":"abc\u202efed"}"#),
+            ("a\u{9B}31m", #"{"title":"a\u009b31m"}"#),
+            ("a\u{7F}b", #"{"title":"a\u007fb"}"#),
+            ("\u{1B}[31m", #"{"title":"\u001b[31m"}"#),
+            ("a\u{061C}\u{2066}b", #"{"title":"a\u061c\u2066b"}"#),
+            ("Über 📚 東京", #"{"title":"Über 📚 東京"}"#),
+        ])
+    func escaped(title: String, line: String) throws {
+        let value = JSONValue.object(JSONObject([("title", .string(title))]))
+        #expect(TerminalText.json(value) == line)
+        #expect(try JSONParser.parse(Array(TerminalText.json(value).utf8)) == value)
     }
 }

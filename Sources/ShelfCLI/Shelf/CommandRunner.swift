@@ -63,7 +63,7 @@ struct CommandRunner {
 
     private func printJSON(_ result: JSONValue) -> Bool {
         guard command.json else { return false }
-        output.line(String(decoding: JSONWriter.encode(result), as: UTF8.self))
+        output.line(TerminalText.json(result))
         return true
     }
 }

@@ -49,6 +49,9 @@ public enum ShelfMain {
             return exitCode(for: error).rawValue
         } catch let error as IDPrefix.Failure {
             output.error("shelf: \(error)")
+            // Something that cannot be an id is a bad parameter (EX_USAGE); an id no item has is refused, as the
+            // server refuses an unknown full id.
+            if case .malformed = error { return ExitCode.usage.rawValue }
             return ExitCode.failure.rawValue
         } catch let error as TokenFile.Failure {
             output.error("shelf: \(error)")

@@ -1,3 +1,5 @@
+import ShelfJSON
+
 /// Makes text safe to print on a terminal: control characters (C0, DEL, C1) and bidirectional-override
 /// characters are shown as `\u{…}` escapes, so nothing a title holds can move the cursor, change colours or
 /// reorder the line.
@@ -8,6 +10,26 @@ enum TerminalText {
         for scalar in text.unicodeScalars {
             if isUnsafe(scalar) {
                 result += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// `value` as one line of JSON for `--json`, with the same characters escaped as `\uXXXX` (JSON's own
+    /// escape, so a JSON reader gets the text unchanged): JSON requires escaping only U+0000–U+001F, which would
+    /// leave DEL, C1 controls and bidi overrides raw on the terminal.
+    static func json(_ value: JSONValue) -> String {
+        let encoded = String(decoding: JSONWriter.encode(value), as: UTF8.self)
+        guard encoded.unicodeScalars.contains(where: isUnsafe) else { return encoded }
+        var result = ""
+        result.reserveCapacity(encoded.utf8.count + 16)
+        for scalar in encoded.unicodeScalars {
+            if isUnsafe(scalar) {
+                // Every unsafe scalar is in the BMP, and outside strings JSONWriter writes only ASCII structure.
+                let hex = String(scalar.value, radix: 16)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             } else {
                 result.unicodeScalars.append(scalar)
             }

@@ -93,7 +93,7 @@ struct WatchRunner {
         let result = try await client.call(.list(.all))
         let (revision, items) = try ResultDecoding.list(result)
         if command.json {
-            output.line(String(decoding: JSONWriter.encode(result), as: UTF8.self))
+            output.line(TerminalText.json(result))
         } else {
             for item in items { output.line(ItemRow.text(item)) }
             output.line(ItemRow.summary(items, revision: revision))
@@ -105,7 +105,7 @@ struct WatchRunner {
     private func print(_ change: RevisionedChange, _ notification: RPCRequest, items: inout [UUID: Item]) {
         if command.json {
             let json = ServerNotification.changed(change).json
-            output.line(String(decoding: JSONWriter.encode(json), as: UTF8.self))
+            output.line(TerminalText.json(json))
         }
         switch change.change {
         case .added(let item):
