@@ -27,9 +27,10 @@ public final class FileListStore: ListStore {
     private final class Disk: @unchecked Sendable {
         /// The stored revision; `nil` until `load()` succeeded.
         var revision: Revision?
-        /// The list the two files hold together (snapshot plus journal), kept up to date as records are appended,
-        /// so compaction only encodes it; `nil` (compaction reads the files back) if a record ever failed to apply.
-        /// Its items share their titles' storage with the list the server serves.
+        /// The list the two files hold together (snapshot plus journal), kept by the first compaction and then
+        /// updated as records are appended, so later compactions only encode it. `nil` until then — not taken from
+        /// `load()`, whose list the server mutates: sharing it would copy the whole list at the first change — and
+        /// again if a record ever failed to apply (compaction then reads the files back).
         var written: ListSnapshot?
         var journal: JournalFile?
         /// The journal length at which to compact next.
@@ -95,7 +96,6 @@ public final class FileListStore: ListStore {
             let snapshotBytes = stored?.count ?? 0
             let disk = onQueue()
             disk.revision = snapshot.revision
-            disk.written = snapshot
             disk.journal = journal
             disk.compactAt = max(snapshotBytes, compactionMinimumBytes)
             disk.lock = lock
@@ -232,6 +232,7 @@ public final class FileListStore: ListStore {
             let previous = try file.read()
             let snapshot: ListSnapshot
             if let written = disk.written { snapshot = written } else { snapshot = try readBack(previous) }
+            disk.written = snapshot
             let bytes = SnapshotCodec.encode(snapshot)
             try file.replace(with: bytes) { previous }
             // The new snapshot is durable: the journal's records are all at or below its revision now.
