@@ -22,13 +22,14 @@ extension ReadingList {
     /// Publishes and answers, from the front, every request whose change is saved.
     private func publishSaved() {
         var answered = 0
-        for entry in entries {
-            guard entry.saved else { break }
+        while answered < entries.count, entries[answered].saved {
+            if case .success(let result) = entries[answered].outcome, let change = result.change { publish(change) }
             answered += 1
-            if case .success(let result) = entry.outcome, let change = result.change { publish(change) }
-            deliver(entry, entry.outcome)
         }
+        // Read after publishing: a subscriber may have asked for an answer meanwhile (`whenAnswered`).
+        let done = Array(entries[..<answered])
         entries.removeFirst(answered)
+        deliver(done) { $0.outcome }
         if entries.isEmpty { resumeIdleWaiters() }
     }
 
@@ -49,17 +50,24 @@ extension ReadingList {
         speculative.reset(to: accepted.revision)
         let failed = entries
         entries.removeAll()
-        for entry in failed { deliver(entry, .failure(.storageFailed(error))) }
+        deliver(failed) { _ in .failure(.storageFailed(error)) }
         resumeIdleWaiters()
     }
 
-    private func deliver(_ entry: Entry, _ outcome: Outcome) {
-        if let receiver = entry.receiver {
-            receiver(outcome)
-        } else {
-            unclaimed[entry.ticket] = outcome
+    /// Answers requests already taken out of `entries`. Receivers run last, once the list's state is whole again
+    /// and every answer without a receiver is in `unclaimed`: a receiver may ask for another of these answers, or
+    /// submit, and must find the list consistent.
+    private func deliver(_ done: [Entry], _ outcome: (Entry) -> Outcome) {
+        var receivers: [(@Sendable (Outcome) -> Void, Outcome)] = []
+        for entry in done {
+            if let receiver = entry.receiver {
+                receivers.append((receiver, outcome(entry)))
+            } else {
+                unclaimed[entry.ticket] = outcome(entry)
+            }
+            for waiter in settleWaiters.removeValue(forKey: entry.ticket) ?? [] { waiter.resume() }
         }
-        for waiter in settleWaiters.removeValue(forKey: entry.ticket) ?? [] { waiter.resume() }
+        for (receiver, outcome) in receivers { receiver(outcome) }
     }
 
     private func resumeIdleWaiters() {

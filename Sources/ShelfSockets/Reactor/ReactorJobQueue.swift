@@ -66,5 +66,7 @@ final class ReactorJobQueue: Sendable {
 
     func stop() {
         state.withLock { $0.stopped = true }
+        // The exited thread's id may be given to a new thread, which must not pass for the loop.
+        loopThread.store(0, ordering: .relaxed)
     }
 }
