@@ -56,3 +56,71 @@ import Testing
         #expect(await list.revision == 0)
     }
 }
+
+/// With a store that completes later (the file store), a change's reply is written from the list's publish; on one
+/// connection, replies must still come in request order and `changed` notifications in revision order, never after
+/// a reply that carries a later revision.
+@Suite struct DurableReplyOrderTests {
+    @Test("watching clients pipelining adds, hellos and pings over a file store see replies and changes in order",
+          arguments: [UInt64(1), 2, 3])
+    func orderPerConnection(seed: UInt64) async throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "shelf-order-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = FileListStore(path: directory.appending(path: "reading-list.json").path)
+        let requests = 240
+        try await withTestServer(store: store, seconds: 60) { server in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for client in 0..<4 {
+                    group.addTask {
+                        let connection = try await server.connect()
+                        defer { connection.close() }
+                        var random = SplitMix64(seed: seed &* 1000 &+ UInt64(client))
+                        try await connection.send(#"{"id":0,"method":"watch","params":{"since":0}}"# + "\n")
+                        var next = 1
+                        while next <= requests {
+                            var chunk = ""
+                            for _ in 0..<Int(random.next() % 6 + 1) where next <= requests {
+                                switch next % 3 {
+                                case 0: chunk += #"{"id":\#(next),"method":"hello"}"# + "\n"
+                                case 1: chunk += #"{"id":\#(next),"method":"add","params":{"title":"c\#(client) \#(next)"}}"# + "\n"
+                                default: chunk += #"{"id":\#(next),"method":"ping"}"# + "\n"
+                                }
+                                next += 1
+                            }
+                            try await connection.send(chunk)
+                        }
+                        try await Self.checkOrder(of: connection, replies: requests + 1, client: client)
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    /// Reads until `replies` replies came, checking the order rules as it goes.
+    private static func checkOrder(of connection: LineConnection, replies: Int, client: Int) async throws {
+        var lastID = -1
+        var lastNotified: Revision = 0
+        var lastReplyRevision: Revision = 0
+        var seen = 0
+        while seen < replies {
+            let line = try await connection.readJSON()
+            guard case .object(let object) = line else { throw LineConnectionError.closed }
+            let revision: Revision? =
+                if case .object(let result)? = object["result"] ?? object["params"], case .number(let number)? = result["revision"] {
+                    Revision(number.text)
+                } else { nil }
+            if case .number(let number)? = object["id"], let id = Int(number.text) {
+                #expect(id == lastID + 1, "client \(client): reply \(id) after \(lastID)")
+                lastID = id
+                seen += 1
+                if let revision { lastReplyRevision = max(lastReplyRevision, revision) }
+            } else if let revision {
+                #expect(revision == lastNotified + 1, "client \(client): change \(revision) after \(lastNotified)")
+                #expect(revision > lastReplyRevision, "client \(client): change \(revision) after a reply at \(lastReplyRevision)")
+                lastNotified = revision
+            }
+        }
+        #expect(lastID == replies - 1)
+    }
+}
