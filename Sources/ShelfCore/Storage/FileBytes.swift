@@ -23,17 +23,22 @@ enum FileBytes {
         }
     }
 
-    /// Writes all of `bytes` at the descriptor's offset (or its end, with O_APPEND).
-    static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws(StorageError) {
+    /// Writes all of `bytes` at the descriptor's offset (or its end, with O_APPEND), or at byte `position` of the
+    /// file when given (`pwrite`: no separate seek, and the offset is not moved).
+    static func writeAll(_ bytes: [UInt8], to fd: Int32, at position: Int? = nil, path: String) throws(StorageError) {
         let failure: Int32? = bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let n = retryingEINTR { write(fd, raw.baseAddress?.advanced(by: offset), raw.count - offset) }
+                let start = raw.baseAddress?.advanced(by: offset)
+                let n = retryingEINTR {
+                    if let position { pwrite(fd, start, raw.count - offset, off_t(position + offset)) }
+                    else { write(fd, start, raw.count - offset) }
+                }
                 if n < 0 { return errno }
                 offset += n
             }
             return nil
         }
-        if let failure { throw .io(call: "write", path: path, errno: failure) }
+        if let failure { throw .io(call: position == nil ? "write" : "pwrite", path: path, errno: failure) }
     }
 }

@@ -99,8 +99,8 @@ final class JournalFile {
         let before = length
         do throws(StorageError) {
             try faults?.check(.write)
-            guard lseek(fd, off_t(before), SEEK_SET) >= 0 else { throw .io(call: "lseek", path: path, errno: errno) }
-            try FileBytes.writeAll(bytes, to: fd, path: path)
+            // At the recorded length, wherever a failed write left the file: a torn tail is overwritten.
+            try FileBytes.writeAll(bytes, to: fd, at: before, path: path)
             try faults?.check(.fsync)
             if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
             length = before + bytes.count
