@@ -76,7 +76,7 @@ extension ReadingList {
     }
 
     /// Hands a group of store completions to the actor.
-    nonisolated(nonsending) func deliver(_ group: [Completion]) async {
+    nonisolated(nonsending) func completeHere(_ group: [Completion]) async {
         if runHere({ $0.complete(group) }) != nil { return }
         await complete(group)
     }

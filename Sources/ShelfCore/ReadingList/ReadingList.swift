@@ -88,7 +88,7 @@ public actor ReadingList {
         Task(executorPreference: completionExecutor) { [weak self] in
             while let group = await completions.next() {
                 guard let self else { return }
-                await self.deliver(group)
+                await self.completeHere(group)
             }
         }
     }
