@@ -80,10 +80,11 @@ final class Session: Sendable {
         defer { outbox.finish() }
         var framer = LineFramer(maxLineBytes: configuration.maxLineBytes)
         var context = ReaderContext(authenticated: tokenCheck == nil)
+        var handledThisTurn = 0
         while !Task.isCancelled, context.keepReading {
             let bytes: [UInt8]
             do {
-                bytes = try await connection.read()
+                bytes = try await connection.read(maxBytes: Self.readChunkBytes)
             } catch {
                 return
             }
@@ -99,20 +100,40 @@ final class Session: Sendable {
                 // vanished would only burn memory and CPU on replies that are thrown away (a cheap amplification:
                 // a thousand `list` lines cost 56 KB to send).
                 if outbox.writeFailure != nil { return }
+                // One turn of the event loop serves each busy connection a slice, as Redis reads 16 KB per client
+                // per turn: a peer that pipelined thousands of requests does not hold up everyone else's replies.
+                if handledThisTurn >= Self.requestsPerTurn {
+                    handledThisTurn = 0
+                    await Task.yield()
+                }
                 // Consecutive plain mutations go to the list in one actor call (pipelined clients).
                 let run = mutationRun(events[index...], context: context, limit: window.size)
                 if run.count > 1 {
                     await submitRun(run, window: window, context: &context)
                     index += run.count
+                    handledThisTurn += run.count
                     continue
                 }
                 await window.acquire()
                 await handle(events[index], context: &context, window: window)
                 index += 1
+                handledThisTurn += 1
             }
             if atEnd { return }
+            // A full read means more is waiting, and the next read will not wait for readiness: without this a peer
+            // that streams bytes (say, blank lines or one endless line) would keep the event loop to itself.
+            if bytes.count == Self.readChunkBytes {
+                handledThisTurn = 0
+                await Task.yield()
+            }
         }
     }
+
+    /// The most requests a session carries out before letting the event loop serve other connections.
+    static let requestsPerTurn = 256
+
+    /// The most bytes one read takes (`TCPConnection.read`'s default).
+    static let readChunkBytes = 65_536
 
     /// Runs the reply jobs in order and writes their lines, each after the notifications it must follow. After a
     /// write fails (the peer vanished) it keeps running the remaining jobs without writing, so every submitted

@@ -192,4 +192,27 @@ struct ReadingListPipelineTests {
         #expect(result.item?.isRead == true)
         #expect(await list.snapshot().items[SequentialIDs.id(7)]?.isRead == true)
     }
+
+    /// The attack that found it: many connections pipelining adds over a slow disk left a million requests pending,
+    /// and every save shifted them all (the event loop froze for minutes).
+    @Test("20,000 changes held behind unsaved ones are all published and answered in order once the saves complete")
+    func manyPendingSaves() async throws {
+        let list = try await makeList(store: store, ids: ids, clock: clock)
+        var requests = store.enqueued.makeAsyncIterator()
+        let count = 20_000
+        var submissions: [Submission] = []
+        var saves: [ManualStore.Pending] = []
+        for n in 1...count {
+            submissions.append(await list.submit(.add(title: "Book \(n)")))
+            saves.append(try #require(await requests.next()))
+        }
+        // Completed in store order, each one publishing what is saved at the front.
+        for save in saves { save.succeed() }
+        var revisions: [Revision] = []
+        for submission in submissions {
+            revisions.append(try await list.outcome(of: submission).get().revision)
+        }
+        #expect(revisions == (1...Revision(count)).map { $0 })
+        #expect(await list.snapshot().items.count == count)
+    }
 }

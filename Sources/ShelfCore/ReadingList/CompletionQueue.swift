@@ -6,6 +6,8 @@ import Synchronization
 final class CompletionQueue: Sendable {
     private struct State {
         var queued: [ReadingList.Completion] = []
+        /// The front of `queued`: entries before it were taken.
+        var head = 0
         var waiter: CheckedContinuation<[ReadingList.Completion]?, Never>?
         var finished = false
     }
@@ -36,14 +38,21 @@ final class CompletionQueue: Sendable {
         waiter?.resume(returning: nil)
     }
 
-    /// Every completion queued so far, in order, waiting for one if there is none; `nil` once finished. One caller
-    /// at a time.
-    func next() async -> [ReadingList.Completion]? {
+    /// The completions queued so far, in order, at most `limit` of them, waiting for one if there is none; `nil`
+    /// once finished. One caller at a time.
+    func next(limit: Int) async -> [ReadingList.Completion]? {
         await withCheckedContinuation { continuation in
             let ready = state.withLock { state -> [ReadingList.Completion]?? in
-                if !state.queued.isEmpty {
-                    defer { state.queued.removeAll(keepingCapacity: true) }
-                    return .some(state.queued)
+                if state.head < state.queued.count {
+                    let end = min(state.queued.count, state.head + max(1, limit))
+                    defer {
+                        state.head = end
+                        if end == state.queued.count {
+                            state.queued.removeAll(keepingCapacity: true)
+                            state.head = 0
+                        }
+                    }
+                    return .some(Array(state.queued[state.head..<end]))
                 }
                 if state.finished { return .some(nil) }
                 state.waiter = continuation

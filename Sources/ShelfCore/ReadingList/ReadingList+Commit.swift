@@ -8,11 +8,11 @@ extension ReadingList {
     func complete(_ completion: Completion) {
         // A completion for a rolled-back generation is stale: its request was already answered `storageFailed`.
         guard completion.generation == generation,
-              let index = entries.firstIndex(where: { $0.ticket == completion.ticket })
+              let position = entries.position(of: completion.ticket)
         else { return }
         switch completion.result {
         case .success:
-            entries[index].saved = true
+            entries.markSaved(at: position)
             publishSaved()
         case .failure(let error):
             rollBack(error)
@@ -21,14 +21,12 @@ extension ReadingList {
 
     /// Publishes and answers, from the front, every request whose change is saved.
     private func publishSaved() {
-        var answered = 0
-        while answered < entries.count, entries[answered].saved {
-            if case .success(let result) = entries[answered].outcome, let change = result.change { publish(change) }
-            answered += 1
+        let saved = entries.savedPrefix
+        for position in saved {
+            if case .success(let result) = entries[position].outcome, let change = result.change { publish(change) }
         }
-        // Read after publishing: a subscriber may have asked for an answer meanwhile (`whenAnswered`).
-        let done = Array(entries[..<answered])
-        entries.removeFirst(answered)
+        // Taken after publishing: a subscriber may have asked for an answer meanwhile (`whenAnswered`).
+        let done = entries.removeFirst(saved.count)
         deliver(done) { $0.outcome }
         if entries.isEmpty { resumeIdleWaiters() }
     }
@@ -48,8 +46,7 @@ extension ReadingList {
     func rollBack(_ error: StorageError) {
         generation += 1
         speculative.reset(to: accepted.revision)
-        let failed = entries
-        entries.removeAll()
+        let failed = entries.removeAll()
         deliver(failed) { _ in .failure(.storageFailed(error)) }
         resumeIdleWaiters()
     }

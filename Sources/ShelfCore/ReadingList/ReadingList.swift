@@ -43,7 +43,7 @@ public actor ReadingList {
     /// Every change handed to the store and not yet answered, over `accepted`: what new requests are checked against.
     var speculative: SpeculativeChanges
     /// Requests in validation order, answered from the front.
-    var entries: [Entry] = []
+    var entries = PendingRequests()
     /// Bumped by every rollback; store completions carry the generation their commit was started for.
     var generation: UInt64 = 0
     var nextTicket: UInt64 = 0
@@ -86,9 +86,12 @@ public actor ReadingList {
         history = ChangeHistory(capacity: historyLimit, revision: snapshot.revision)
         let completions = self.completions
         Task(executorPreference: completionExecutor) { [weak self] in
-            while let group = await completions.next() {
+            while let group = await completions.next(limit: ReadingList.completionsPerTurn) {
                 guard let self else { return }
                 await self.completeHere(group)
+                // A huge group commit is answered a slice at a time, letting the event loop serve other
+                // connections in between instead of stalling them all for one long publish.
+                if group.count == ReadingList.completionsPerTurn { await Task.yield() }
             }
         }
     }
@@ -100,6 +103,9 @@ public actor ReadingList {
 
     /// An actor with nothing in it, for its default executor (an actor may run on another's, SE-0392).
     private actor OwnExecutor {}
+
+    /// The most store completions handled in one actor turn.
+    static let completionsPerTurn = 256
 
     /// Changes kept for watchers by default.
     public static let defaultHistoryLimit = 10_000
@@ -157,7 +163,7 @@ public actor ReadingList {
             let handoff = CompletionHandoff()
             // Stores complete either every commit inline or every commit later, in order; with saves of the
             // other kind still outstanding, an inline result still takes the completion queue so the order holds.
-            let inlineAllowed = entries.allSatisfy(\.saved)
+            let inlineAllowed = entries.allSaved
             store.enqueue(commit) { @Sendable result in
                 if inlineAllowed, handoff.keepIfInline(result) { return }
                 completions.push(Completion(ticket: ticket, generation: commit.generation, result: result))
@@ -212,8 +218,8 @@ public actor ReadingList {
     func wait(for ticket: UInt64, _ receiver: @escaping @Sendable (Outcome) -> Void) {
         if let outcome = unclaimed.removeValue(forKey: ticket) {
             receiver(outcome)
-        } else if let index = entries.firstIndex(where: { $0.ticket == ticket }), entries[index].receiver == nil {
-            entries[index].receiver = receiver
+        } else if let position = entries.position(of: ticket), entries[position].receiver == nil {
+            entries.setReceiver(receiver, at: position)
         } else {
             receiver(.failure(.storageFailed(.injected("unknown ticket \(ticket)"))))
         }
@@ -222,7 +228,7 @@ public actor ReadingList {
     /// Suspends until the request with `ticket` (and so every request submitted before it) has been answered,
     /// without taking its answer. A session uses it to run a read exactly after its own earlier writes.
     public func settle(_ ticket: UInt64) async {
-        guard entries.contains(where: { $0.ticket == ticket }) else { return }
+        guard entries.contains(ticket: ticket) else { return }
         await withCheckedContinuation { settleWaiters[ticket, default: []].append($0) }
     }
 

@@ -1,0 +1,56 @@
+import Testing
+@testable import ShelfCore
+
+/// The pending-request queue: look-up by ticket with gaps, saved state, front removal and compaction.
+@Suite struct PendingRequestsTests {
+    private static func entry(_ ticket: UInt64, saved: Bool = false) -> ReadingList.Entry {
+        ReadingList.Entry(ticket: ticket, outcome: .failure(.conflict(current: 0)), saved: saved, receiver: nil)
+    }
+
+    @Test("tickets with gaps are found by position; missing ones are not")
+    func lookUp() {
+        var pending = PendingRequests()
+        for ticket in [UInt64(2), 3, 7, 8, 20] { pending.append(Self.entry(ticket)) }
+        #expect([UInt64(2), 3, 7, 8, 20].map { pending.position(of: $0) } == [0, 1, 2, 3, 4])
+        #expect([UInt64(0), 1, 4, 9, 21].allSatisfy { pending.position(of: $0) == nil })
+        _ = pending.removeFirst(2)
+        #expect(pending.position(of: 2) == nil)
+        #expect(pending.position(of: 7) == 2)
+        #expect(pending.count == 3)
+    }
+
+    @Test("allSaved counts unsaved entries through marking, removal and removeAll")
+    func savedCount() {
+        var pending = PendingRequests()
+        #expect(pending.allSaved)
+        pending.append(Self.entry(1))
+        pending.append(Self.entry(2, saved: true))
+        pending.append(Self.entry(3))
+        #expect(!pending.allSaved)
+        #expect(pending.savedPrefix.isEmpty)
+        pending.markSaved(at: 0)
+        pending.markSaved(at: 0)
+        #expect(pending.savedPrefix == 0..<2)
+        #expect(pending.removeFirst(2).map(\.ticket) == [1, 2])
+        #expect(!pending.allSaved)
+        #expect(pending.removeAll().map(\.ticket) == [3])
+        #expect(pending.allSaved)
+        #expect(pending.isEmpty)
+    }
+
+    @Test("100,000 entries taken from the front one by one come out in order, and look-ups stay right across compactions")
+    func manyFromTheFront() {
+        var pending = PendingRequests()
+        let count: UInt64 = 100_000
+        for ticket in 0..<count { pending.append(Self.entry(ticket * 2)) }
+        var taken: [UInt64] = []
+        while !pending.isEmpty {
+            let front = pending.savedPrefix.lowerBound
+            #expect(pending.position(of: UInt64(taken.count) * 2) == front)
+            pending.markSaved(at: front)
+            taken += pending.removeFirst(pending.savedPrefix.count).map(\.ticket)
+        }
+        #expect(taken == (0..<count).map { $0 * 2 })
+        #expect(pending.allSaved)
+    }
+}
