@@ -254,7 +254,10 @@ extension Session {
             method.appendResponse(id: id, to: &json)
             return Encoded(json: json, revision: result.revision)
         case .failure(let error):
-            return encode(RPCResponse(id: id, outcome: .failure(RPCError(error))))
+            // A conflict names the list's revision (`data.revision`): like a success reply, it follows the
+            // connection's notifications up to it (protocol/PROTOCOL.md §6).
+            let revision: Revision? = if case .conflict(let current) = error { current } else { nil }
+            return encode(RPCResponse(id: id, outcome: .failure(RPCError(error))), revision: revision)
         }
     }
 
