@@ -104,7 +104,7 @@ final class Session: Sendable {
                 // per turn: a peer that pipelined thousands of requests does not hold up everyone else's replies.
                 if handledThisTurn >= Self.requestsPerTurn {
                     handledThisTurn = 0
-                    await Task.yield()
+                    await connection.executor.nextRound()
                 }
                 // Consecutive plain mutations go to the list in one actor call (pipelined clients).
                 let run = mutationRun(events[index...], context: context, limit: window.size)
@@ -124,7 +124,7 @@ final class Session: Sendable {
             // that streams bytes (say, blank lines or one endless line) would keep the event loop to itself.
             if bytes.count == Self.readChunkBytes {
                 handledThisTurn = 0
-                await Task.yield()
+                await connection.executor.nextRound()
             }
         }
     }

@@ -27,10 +27,10 @@ import Testing
         pending.append(Self.entry(2, saved: true))
         pending.append(Self.entry(3))
         #expect(!pending.allSaved)
-        #expect(pending.savedPrefix.isEmpty)
+        #expect(pending.savedPrefix().isEmpty)
         pending.markSaved(at: 0)
         pending.markSaved(at: 0)
-        #expect(pending.savedPrefix == 0..<2)
+        #expect(pending.savedPrefix() == 0..<2)
         #expect(pending.removeFirst(2).map(\.ticket) == [1, 2])
         #expect(!pending.allSaved)
         #expect(pending.removeAll().map(\.ticket) == [3])
@@ -45,10 +45,10 @@ import Testing
         for ticket in 0..<count { pending.append(Self.entry(ticket * 2)) }
         var taken: [UInt64] = []
         while !pending.isEmpty {
-            let front = pending.savedPrefix.lowerBound
+            let front = pending.savedPrefix().lowerBound
             #expect(pending.position(of: UInt64(taken.count) * 2) == front)
             pending.markSaved(at: front)
-            taken += pending.removeFirst(pending.savedPrefix.count).map(\.ticket)
+            taken += pending.removeFirst(pending.savedPrefix().count).map(\.ticket)
         }
         #expect(taken == (0..<count).map { $0 * 2 })
         #expect(pending.allSaved)

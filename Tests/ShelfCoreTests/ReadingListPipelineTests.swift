@@ -215,4 +215,21 @@ struct ReadingListPipelineTests {
         #expect(revisions == (1...Revision(count)).map { $0 })
         #expect(await list.snapshot().items.count == count)
     }
+
+    /// Found by review: one save released 160,000 requests queued behind it in a single turn of the event loop.
+    @Test("10,000 refused requests queued behind one save are all answered, in order, over several turns")
+    func longRunBehindOneSave() async throws {
+        let list = try await makeList(store: store, ids: ids, clock: clock)
+        var requests = store.enqueued.makeAsyncIterator()
+        let first = await list.submit(.add(title: "One"))
+        let save = try #require(await requests.next())
+        var refused: [Submission] = []
+        for n in 1...10_000 { refused.append(await list.submit(.add(title: "Stale \(n)"), expect: 0)) }
+        save.succeed()
+        #expect(try await list.outcome(of: first).get().revision == 1)
+        for submission in refused {
+            #expect(await list.outcome(of: submission) == .failure(.conflict(current: 1)))
+        }
+        #expect(store.enqueueCount == 1)
+    }
 }

@@ -28,6 +28,9 @@ final class CompletionQueue: Sendable {
         if let (waiter, batch) = resumed { waiter.resume(returning: batch) }
     }
 
+    /// Completions held in storage, taken ones not yet dropped included (for tests).
+    var storedCount: Int { state.withLock { $0.queued.count } }
+
     /// No more completions will be taken; a waiting `next()` returns `nil`.
     func finish() {
         let waiter = state.withLock { state -> CheckedContinuation<[ReadingList.Completion]?, Never>? in
@@ -47,8 +50,13 @@ final class CompletionQueue: Sendable {
                     let end = min(state.queued.count, state.head + max(1, limit))
                     defer {
                         state.head = end
+                        // Taken completions are dropped once they are most of the array: under steady load the
+                        // queue may never empty, and must not grow with every completion it ever carried.
                         if end == state.queued.count {
-                            state.queued.removeAll(keepingCapacity: true)
+                            state.queued.removeAll(keepingCapacity: state.queued.count <= 1024)
+                            state.head = 0
+                        } else if state.head >= 1024, state.head * 2 >= state.queued.count {
+                            state.queued.removeFirst(state.head)
                             state.head = 0
                         }
                     }

@@ -47,10 +47,10 @@ struct PendingRequests {
         storage[position].receiver = receiver
     }
 
-    /// How many entries from the front are saved, and which: their positions.
-    var savedPrefix: Range<Int> {
+    /// The positions of the saved entries at the front, at most `limit` of them.
+    func savedPrefix(limit: Int = .max) -> Range<Int> {
         var end = head
-        while end < storage.count, storage[end].saved { end += 1 }
+        while end < storage.count, end - head < limit, storage[end].saved { end += 1 }
         return head..<end
     }
 

@@ -20,15 +20,37 @@ extension ReadingList {
     }
 
     /// Publishes and answers, from the front, every request whose change is saved.
+    ///
+    /// At most `answersPerTurn` at a time: one save can release a long run of requests queued behind it (say 160,000
+    /// stale `expect`s from a pipelining flood), and answering them all in one turn would hold the event loop that
+    /// long. The rest are answered in a later turn, from the front, so the order holds.
     private func publishSaved() {
-        let saved = entries.savedPrefix
+        let saved = entries.savedPrefix(limit: Self.answersPerTurn)
         for position in saved {
             if case .success(let result) = entries[position].outcome, let change = result.change { publish(change) }
         }
         // Taken after publishing: a subscriber may have asked for an answer meanwhile (`whenAnswered`).
         let done = entries.removeFirst(saved.count)
         deliver(done) { $0.outcome }
+        if saved.count == Self.answersPerTurn, !entries.isEmpty, entries.savedPrefix(limit: 1).count == 1 {
+            publishSavedLater()
+        }
         if entries.isEmpty { resumeIdleWaiters() }
+    }
+
+    /// The most requests `publishSaved()` answers in one turn.
+    static let answersPerTurn = 4096
+
+    /// Continues `publishSaved()` in a later turn of the actor's executor (once, however often it is asked).
+    private func publishSavedLater() {
+        guard !publishingLater else { return }
+        publishingLater = true
+        Task { [weak self] in await self?.publishSavedNow() }
+    }
+
+    private func publishSavedNow() {
+        publishingLater = false
+        publishSaved()
     }
 
     /// Makes one saved change visible: to readers, to the history and to subscribers. `wasPending`: it is among the

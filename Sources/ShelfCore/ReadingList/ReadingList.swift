@@ -44,6 +44,8 @@ public actor ReadingList {
     var speculative: SpeculativeChanges
     /// Requests in validation order, answered from the front.
     var entries = PendingRequests()
+    /// A later turn will answer more saved requests (`publishSavedLater`).
+    var publishingLater = false
     /// Bumped by every rollback; store completions carry the generation their commit was started for.
     var generation: UInt64 = 0
     var nextTicket: UInt64 = 0
@@ -86,12 +88,14 @@ public actor ReadingList {
         history = ChangeHistory(capacity: historyLimit, revision: snapshot.revision)
         let completions = self.completions
         Task(executorPreference: completionExecutor) { [weak self] in
+            var inPlace = true
             while let group = await completions.next(limit: ReadingList.completionsPerTurn) {
                 guard let self else { return }
-                await self.completeHere(group)
-                // A huge group commit is answered a slice at a time, letting the event loop serve other
-                // connections in between instead of stalling them all for one long publish.
-                if group.count == ReadingList.completionsPerTurn { await Task.yield() }
+                // A huge group commit is answered a slice at a time: after a full slice the next one is an
+                // ordinary actor call, which the list's executor runs in a later turn (on the event loop, after
+                // other connections had theirs) instead of stalling them all for one long publish.
+                if inPlace { await self.completeHere(group) } else { await self.complete(group) }
+                inPlace = group.count < ReadingList.completionsPerTurn
             }
         }
     }

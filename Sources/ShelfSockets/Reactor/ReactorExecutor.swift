@@ -53,6 +53,16 @@ public final class ReactorExecutor: TaskExecutor, Sendable {
         return true
     }
 
+    /// Suspends the calling task until a later round of the loop, after the next epoll poll, so that other
+    /// connections' work runs first; on any other thread it returns at once. (`Task.yield()` would send a task
+    /// that prefers this executor to the global pool for a while, off the loop.)
+    public nonisolated(nonsending) func nextRound() async {
+        await withCheckedContinuation { continuation in
+            // Resumed at the end of this round, the task is queued here for the next one.
+            if !afterRound({ continuation.resume() }) { continuation.resume() }
+        }
+    }
+
     /// Reactor thread, when its loop starts.
     func loopStarted() {
         queue.loopStarted()
