@@ -23,6 +23,37 @@ struct ReactorExecutorTests {
         #expect(!threads.seen.contains(UInt(pthread_self())))
     }
 
+    @Test("tasks on the loop that wait for the next round take turns, one round each")
+    func nextRoundTakesTurns() async throws {
+        let reactor = try Reactor()
+        let order = StepLog()
+        try await withDeadline {
+            // Both are started from one job on the loop, so they start in the same round.
+            await Task(executorPreference: reactor.executor) {
+                await withTaskGroup(of: Void.self) { group in
+                    for name in ["A", "B"] {
+                        group.addTask(executorPreference: reactor.executor) {
+                            for _ in 0..<4 {
+                                order.append(name)
+                                await reactor.executor.nextRound()
+                            }
+                        }
+                    }
+                }
+            }.value
+        }
+        let seen = order.steps
+        #expect(seen.count == 8)
+        // Neither runs two steps in a row while the other has one waiting.
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 != $1 }, "\(seen)")
+    }
+
+    @Test("off the loop, waiting for the next round returns at once")
+    func nextRoundOffTheLoop() async throws {
+        let reactor = try Reactor()
+        try await withDeadline { await reactor.executor.nextRound() }
+    }
+
     @Test("jobs enqueued from other threads while the loop sleeps in epoll_wait are run")
     func enqueuesFromOtherThreadsWakeTheLoop() async throws {
         let reactor = try Reactor()
@@ -52,4 +83,11 @@ private final class ThreadLog: Sendable {
     }
 
     var seen: Set<UInt> { threads.withLock { $0 } }
+}
+
+/// Steps recorded from several tasks, in the order they ran.
+final class StepLog: Sendable {
+    private let recorded = Mutex<[String]>([])
+    func append(_ step: String) { recorded.withLock { $0.append(step) } }
+    var steps: [String] { recorded.withLock { $0 } }
 }

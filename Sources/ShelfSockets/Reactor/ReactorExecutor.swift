@@ -54,8 +54,8 @@ public final class ReactorExecutor: TaskExecutor, Sendable {
     }
 
     /// Suspends the calling task until a later round of the loop, after the next epoll poll, so that other
-    /// connections' work runs first; on any other thread it returns at once. (`Task.yield()` would send a task
-    /// that prefers this executor to the global pool for a while, off the loop.)
+    /// connections' work runs first; on any other thread it returns at once. (What `Task.yield()` also does for a
+    /// task that prefers this executor, but said here, where the loop's rounds are defined.)
     public nonisolated(nonsending) func nextRound() async {
         await withCheckedContinuation { continuation in
             // Resumed at the end of this round, the task is queued here for the next one.
