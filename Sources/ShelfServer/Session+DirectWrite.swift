@@ -9,29 +9,21 @@ extension Session {
         _ element: IncomingMessage.IncomingRequest, context: inout ReaderContext, window: RequestWindow
     ) async {
         let prepared = await prepare(element, context: &context)
-        if !prepared.isKnown, let (submission, id) = prepared.mutation {
+        if let (submission, id) = prepared.mutation, case .pending = submission {
             // Requests read meanwhile queue behind this reply, and notifications wait for it (the outbox holds
             // them while a direct write is on).
             list.whenAnswered(submission) { [self] outcome in
-                guard let id else {
-                    window.release()
-                    outbox.endDirectWrite()
-                    return
-                }
-                let reply = Self.encode(id: id, mutation: outcome)
-                var bytes = outbox.takeNotifications(upTo: reply.revision)
-                bytes.append(contentsOf: reply.json)
-                bytes.append(0x0A)
-                finishDirectWrite(bytes, releasing: 1, of: window)
+                finishDirectReply(id.map { Self.encode(id: $0, mutation: outcome) }, window: window)
             }
             return
         }
-        guard prepared.isKnown else {
-            let answer = prepared.answer
-            outbox.endDirectWrite(then: [{ await answer()?.reply(held: 0) }])
-            return
-        }
-        guard let reply = await prepared.answer() else {
+        finishDirectReply(await prepared.answer(), window: window)
+    }
+
+    /// Ends a direct write with `reply` (each notification it must follow first), or with nothing for a
+    /// notification; either way the request's `window` slot is given back.
+    private func finishDirectReply(_ reply: Encoded?, window: RequestWindow) {
+        guard let reply else {
             window.release()
             outbox.endDirectWrite()
             return

@@ -87,8 +87,6 @@ extension Session {
     struct Prepared {
         var answer: Answer
         var encodedBytes = 0
-        /// False when `answer` waits for a save; true when it returns at once.
-        var isKnown = true
         /// A mutation's submission, and the id its reply carries (`nil` for a notification).
         var mutation: (submission: Submission, id: RequestID?)?
     }
@@ -114,12 +112,11 @@ extension Session {
             let submission = await list.submit(mutation, expect: expect)
             if case .pending(let ticket) = submission { context.lastPendingTicket = ticket }
             let list = self.list
-            let isKnown = if case .answered = submission { true } else { false }
             return Prepared(answer: {
                 let outcome = await list.outcome(of: submission)
                 guard let id else { return nil }
                 return Self.encode(id: id, mutation: outcome)
-            }, isKnown: isKnown, mutation: (submission, id))
+            }, mutation: (submission, id))
         case .success(.auth(let token)):
             return Self.answer(id, authenticate(token, context: &context))
         case .success(let call):
