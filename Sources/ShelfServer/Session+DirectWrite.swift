@@ -28,11 +28,17 @@ extension Session {
             outbox.endDirectWrite()
             return
         }
-        var bytes = outbox.takeNotifications(upTo: reply.revision)
+        var bytes: [UInt8] = []
+        appendDirectReply(reply, to: &bytes)
+        finishDirectWrite(bytes, releasing: 1, of: window)
+    }
+
+    /// Appends what a direct write sends for `reply`: the queued notifications it must follow, then its lines.
+    func appendDirectReply(_ reply: Encoded, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: outbox.takeNotifications(upTo: reply.revision))
         bytes.append(contentsOf: reply.before)
         bytes.append(contentsOf: reply.json)
         bytes.append(0x0A)
-        finishDirectWrite(bytes, releasing: 1, of: window)
     }
 
     /// Ends a direct write: gives back `slots` window slots (the requests are answered), then sends `bytes` once

@@ -74,10 +74,7 @@ extension Session {
         var bytes: [UInt8] = []
         for (request, outcome) in zip(run, outcomes) {
             guard let id = request.id else { continue }
-            let reply = Self.encode(id: id, mutation: outcome)
-            bytes.append(contentsOf: outbox.takeNotifications(upTo: reply.revision))
-            bytes.append(contentsOf: reply.json)
-            bytes.append(0x0A)
+            appendDirectReply(Self.encode(id: id, mutation: outcome), to: &bytes)
         }
         finishDirectWrite(bytes, releasing: run.count, of: window)
     }
