@@ -54,10 +54,10 @@ struct FileListStoreTests {
 
         try await commit(store, addCommit(1, base: 0, title: "One")).get()
 
-        #expect(files.text(files.journal) == Stored.record(1, "added", Stored.item(1, "One", revision: 1)))
+        #expect(files.journalText == Stored.record(1, "added", Stored.item(1, "One", revision: 1)))
         #expect(!files.exists(files.path))
         #expect(files.names() == [".reading-list.json.lock", "reading-list.json.journal"])
-        let data = try #require(FileManager.default.contents(atPath: files.journal))
+        let data = Data(try #require(files.journalBytes))
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let change = try #require(object["change"] as? [String: Any])
         #expect(object["revision"] as? Int == 1)
@@ -232,20 +232,20 @@ struct FileListStoreTests {
         let ids = SequentialIDs()
         let list = try await makeList(store: FileListStore(path: files.path, faults: faults), ids: ids)
         let first = try await list.apply(.add(title: "One"))
-        let before = try #require(files.bytes(files.journal))
+        let before = try #require(files.journalBytes)
         let snapshotBefore = await list.snapshot()
 
         faults.arm(step)
         let error = (await outcome(list, .add(title: "Two"))).error
 
         #expect(error == .storageFailed(.injected(step.rawValue)))
-        #expect(files.bytes(files.journal) == before)
+        #expect(files.journalBytes == before)
         #expect(await list.snapshot() == snapshotBefore)
         #expect(await list.revision == 1)
 
         let third = try await list.apply(.add(title: "Three"))
         #expect(third.revision == 2)
-        #expect(files.text(files.journal)
+        #expect(files.journalText
             == Stored.record(1, "added", Stored.item(1, "One", revision: 1))
             + Stored.record(2, "added", Stored.item(3, "Three", revision: 2)))
         let reloaded = try await FileListStore(path: files.path).load()
@@ -269,7 +269,7 @@ struct FileListStoreTests {
         let second = try await list.apply(.add(title: "Two"))
 
         #expect(second.revision == 2)
-        #expect(files.text(files.journal)
+        #expect(files.journalText
             == Stored.record(1, "added", Stored.item(1, "One", revision: 1))
             + Stored.record(2, "added", Stored.item(2, "Two", revision: 2)))
         #expect(try await FileListStore(path: files.path).load() == (await list.snapshot()))
@@ -311,7 +311,7 @@ struct FileListStoreTests {
 
         try await commit(store, addCommit(1, base: 0)).get()
         #expect(try await FileListStore(path: files.path).load().revision == 1)
-        #expect(files.text(files.journal) == Stored.added(1, revision: 1))
+        #expect(files.journalText == Stored.added(1, revision: 1))
     }
 
     @Test("a reading list over the file store reloads to the identical snapshot, addedAt to the millisecond")

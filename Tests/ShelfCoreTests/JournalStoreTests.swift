@@ -78,7 +78,7 @@ struct JournalStoreTests {
         expected.append(line, compactionFails: arming != nil)
         #expect(await settle(store) == .baseMismatch(expected: .max, actual: expected.list.revision))
         #expect(files.text(files.path) == expected.snapshot, "after commit \(n)")
-        #expect(files.text(files.journal) == expected.journal, "after commit \(n)")
+        #expect(files.journalText == expected.journal, "after commit \(n)")
         #expect(!files.exists(files.temp), "after commit \(n)")
         return due
     }
@@ -106,7 +106,7 @@ struct JournalStoreTests {
             RevisionedChange(revision: 5, change: .added(quoted)),
         ])).get()
 
-        #expect(files.text(files.journal) == Self.twoRecords
+        #expect(files.journalText == Self.twoRecords
             + Stored.record(3, "updated", Stored.item(1, "Book 1", isRead: true, revision: 3))
             + Stored.removal(4, 2)
             + Stored.record(5, "added", Stored.item(3, #"Quotes \" and \\ / ünïcødé 📚"#, revision: 5,
@@ -146,7 +146,7 @@ struct JournalStoreTests {
         #expect(files.bytes(files.journal) == valid, "\(what)")
         #expect(files.length(files.journal) == valid.count)
         try await commit(store, addCommit(3, base: 2)).get()
-        #expect(files.text(files.journal) == Self.twoRecords + Stored.added(3, revision: 3), "\(what)")
+        #expect(files.journalText == Self.twoRecords + Stored.added(3, revision: 3), "\(what)")
         let reloaded = try await FileListStore(path: files.path).load()
         #expect(reloaded.revision == 3)
         #expect(reloaded.items.items.map(\.title) == ["Book 1", "Book 2", "Book 3"])
@@ -254,7 +254,7 @@ struct JournalStoreTests {
         #expect(loaded.revision == journalUpTo)
         #expect(files.text(files.journal) == journal)
         try await commit(store, addCommit(4, base: journalUpTo)).get()
-        #expect(files.text(files.journal) == journal + Stored.added(4, revision: journalUpTo + 1))
+        #expect(files.journalText == journal + Stored.added(4, revision: journalUpTo + 1))
         try expected.apply(addCommit(4, base: journalUpTo), path: "expected")
         #expect(try await FileListStore(path: files.path).load() == expected)
     }
@@ -281,7 +281,7 @@ struct JournalStoreTests {
         #expect(text.split(separator: "\n").count == 38)
         #expect(text == String(decoding: SnapshotCodec.encode(try snapshot(revision: 37,
             (1...37).map { item($0, "Book \($0)", revision: $0) })), as: UTF8.self))
-        #expect(files.text(files.journal) == (UInt64(38)...40).map { Stored.added($0, revision: $0) }.joined())
+        #expect(files.journalText == (UInt64(38)...40).map { Stored.added($0, revision: $0) }.joined())
         #expect(try await FileListStore(path: files.path).load() == expected.list)
     }
 
@@ -304,7 +304,7 @@ struct JournalStoreTests {
 
         // Compaction was due again many times over, and each attempt failed on reading the files back.
         #expect(files.text(files.path)?.hasPrefix(#"{"format":2,"revision":6,"items":6}"#) == true)
-        #expect(files.text(files.journal)?.split(separator: "\n").count == 34)
+        #expect(files.journalText?.split(separator: "\n").count == 34)
         await #expect(throws: StorageError.self) { _ = try await FileListStore(path: files.path).load() }
     }
 
@@ -334,10 +334,10 @@ struct JournalStoreTests {
 
         #expect([failedAt, n] == (afterEarlierCompaction ? [12, 18] : [6, 12]))
         #expect(files.text(files.path) == expected.listText)
-        #expect(files.bytes(files.journal) == [])
+        #expect(files.journalBytes == [])
         #expect(try await FileListStore(path: files.path).load() == expected.list)
         _ = try await addAndSettle(n + 1, store, files, &expected)
-        #expect(files.text(files.journal) == Stored.added(n + 1, revision: n + 1))
+        #expect(files.journalText == Stored.added(n + 1, revision: n + 1))
     }
 
     @Test("a format 1 snapshot loads, and the next compaction rewrites it as format 2")
@@ -357,7 +357,7 @@ struct JournalStoreTests {
 
         #expect(n == 8)
         #expect(files.text(files.path) == Stored.snapshot(revision: 8, (1...8).map { Stored.item($0, "Book \($0)", revision: $0) }))
-        #expect(files.bytes(files.journal) == [])
+        #expect(files.journalBytes == [])
         #expect(try await FileListStore(path: files.path).load() == expected.list)
     }
 
@@ -378,12 +378,12 @@ struct JournalStoreTests {
         let failed = await commit(store, addCommit(3, base: 2))
 
         #expect(failed.error == .injected(step.rawValue))
-        #expect(files.text(files.journal) == Self.twoRecords)
+        #expect(files.journalText == Self.twoRecords)
         #expect(files.length(files.journal) == Self.twoRecords.utf8.count)
         // A commit built on the failed one is refused: the store is still at revision 2.
         #expect(await commit(store, addCommit(4, base: 3)).error == .baseMismatch(expected: 3, actual: 2))
         try await commit(store, addCommit(3, base: 2)).get()
-        #expect(files.text(files.journal) == Self.twoRecords + Stored.added(3, revision: 3))
+        #expect(files.journalText == Self.twoRecords + Stored.added(3, revision: 3))
         #expect(try await FileListStore(path: files.path).load().revision == 3)
     }
 
@@ -404,9 +404,95 @@ struct JournalStoreTests {
             let error = result.error
             #expect(error == .injected("write") || error == .baseMismatch(expected: Revision(index), actual: 0), "commit \(index + 1)")
         }
-        #expect(files.bytes(files.journal) == [])
+        #expect(files.journalBytes == [])
         try await commit(store, addCommit(1, base: 0)).get()
-        #expect(files.text(files.journal) == Stored.added(1, revision: 1))
+        #expect(files.journalText == Stored.added(1, revision: 1))
+    }
+
+    // MARK: - Space written ahead
+
+    /// `text`'s bytes followed by zero bytes up to `length` in all.
+    private static func padded(_ text: String, to length: Int) -> [UInt8] {
+        Array(text.utf8) + [UInt8](repeating: 0, count: length - text.utf8.count)
+    }
+
+    @Test("after a commit, zero bytes are written ahead of the records; the next commit overwrites them; a reload reads the records alone and cuts the zeros")
+    func spaceWrittenAhead() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let store = FileListStore(path: files.path, preallocationBytes: 4096)
+        _ = try await store.load()
+        let one = Stored.added(1, revision: 1)
+
+        try await commit(store, addCommit(1, base: 0)).get()
+        _ = await settle(store)
+        #expect(files.bytes(files.journal) == Self.padded(one, to: one.utf8.count + 4096))
+
+        try await commit(store, addCommit(2, base: 1)).get()
+        _ = await settle(store)
+        // Still more than a quarter of the space left: the file did not grow.
+        #expect(files.bytes(files.journal) == Self.padded(Self.twoRecords, to: one.utf8.count + 4096))
+
+        let reloaded = try await FileListStore(path: files.path).load()
+        #expect(reloaded == (try twoItems()))
+        #expect(files.bytes(files.journal) == Array(Self.twoRecords.utf8))
+    }
+
+    @Test("once less than a quarter of the space written ahead is left, the journal is extended to a full amount again")
+    func spaceWrittenAheadIsExtended() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let record = Stored.added(1, revision: 1).utf8.count
+        // Room for two more records after the first, not three; a quarter of it is less than one record.
+        let ahead = record * 2 + record / 2
+        let store = FileListStore(path: files.path, preallocationBytes: ahead)
+        _ = try await store.load()
+        var expected = ""
+        var lengths: [Int] = []
+
+        for n in UInt64(1)...4 {
+            try await commit(store, addCommit(n, base: n - 1)).get()
+            _ = await settle(store)
+            expected += Stored.added(n, revision: n)
+            lengths.append(try #require(files.length(files.journal)))
+            #expect(files.journalText == expected)
+        }
+
+        #expect(lengths == [record + ahead, record + ahead, record * 3 + ahead, record * 3 + ahead])
+    }
+
+    @Test("with preallocationBytes 0 the journal holds its records and nothing else")
+    func noSpaceWrittenAhead() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let store = FileListStore(path: files.path, preallocationBytes: 0)
+        _ = try await store.load()
+
+        try await commit(store, addCommit(1, base: 0)).get()
+        try await commit(store, addCommit(2, base: 1)).get()
+        _ = await settle(store)
+
+        #expect(files.bytes(files.journal) == Array(Self.twoRecords.utf8))
+    }
+
+    @Test("a failed preallocation fails no commit, and the next round writes the space ahead")
+    func failedPreallocation() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let faults = FileFaults()
+        let store = FileListStore(path: files.path, faults: faults, preallocationBytes: 4096)
+        _ = try await store.load()
+        let one = Stored.added(1, revision: 1)
+
+        faults.arm(.preallocate)
+        try await commit(store, addCommit(1, base: 0)).get()
+        _ = await settle(store)
+        #expect(files.bytes(files.journal) == Array(one.utf8))
+
+        try await commit(store, addCommit(2, base: 1)).get()
+        _ = await settle(store)
+        #expect(files.bytes(files.journal) == Self.padded(Self.twoRecords, to: Self.twoRecords.utf8.count + 4096))
+        #expect(try await FileListStore(path: files.path).load() == (try twoItems()))
     }
 
     // MARK: - Group commit
@@ -421,7 +507,7 @@ struct JournalStoreTests {
         let results = await commitAll(store, (1...60).map { addCommit($0, base: $0 - 1) })
 
         #expect(results.allSatisfy { $0.error == nil })
-        let text = try #require(files.text(files.journal))
+        let text = try #require(files.journalText)
         #expect(text == (UInt64(1)...60).map { Stored.added($0, revision: $0) }.joined())
         let revisions = try text.split(separator: "\n").map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["revision"] as? Int
@@ -442,7 +528,7 @@ struct JournalStoreTests {
         let results = await commitAll(store, [addCommit(1, base: 0), addCommit(9, base: 7), addCommit(2, base: 1)])
 
         #expect(results.map(\.error) == [nil, .baseMismatch(expected: 7, actual: 1), nil])
-        #expect(files.text(files.journal) == Self.twoRecords)
+        #expect(files.journalText == Self.twoRecords)
     }
 
     @Test("group commits and compactions interleaved keep every change, in order")

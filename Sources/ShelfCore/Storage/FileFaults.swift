@@ -4,9 +4,10 @@ import Synchronization
 /// `StorageError.injected`, as a full disk or a failing device would.
 public final class FileFaults: Sendable {
     /// The steps of a journal append (write, fsync), of an atomic snapshot replacement (write, fsync, rename,
-    /// syncDirectory), and the journal truncation after a compaction or a failed append.
+    /// syncDirectory), the journal truncation after a compaction or a failed append, and the zero bytes written
+    /// ahead of the journal's records (preallocate).
     public enum Step: String, Sendable, Hashable, CaseIterable {
-        case write, fsync, rename, syncDirectory, truncate
+        case write, fsync, rename, syncDirectory, truncate, preallocate
     }
 
     private let armed = Mutex<[Step: Int]>([:])

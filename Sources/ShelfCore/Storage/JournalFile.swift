@@ -10,6 +10,8 @@ final class JournalFile {
     private var fd: Int32 = -1
     /// Bytes in the journal (all of them whole records).
     private(set) var length = 0
+    /// The file's size as this store last made it: `length`, plus zero bytes written ahead (`preallocate`).
+    private(set) var allocated = 0
     /// Set when a failed append could not be cut back: the file may end in a partial record, so no more may be
     /// appended until the store is opened again (which drops the torn tail).
     private(set) var damaged = false
@@ -104,9 +106,31 @@ final class JournalFile {
             try faults?.check(.fsync)
             if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
             length = before + bytes.count
+            allocated = max(allocated, length)
         } catch {
             try? truncate(to: before)
             throw error
+        }
+    }
+
+    /// Writes zero bytes ahead of the records, up to `preallocationBytes` past them, once fewer than a quarter of
+    /// that are left, and syncs them (protocol/STORAGE.md, "Space written ahead").
+    ///
+    /// Why: `fdatasync` after a write that grows the file must also write the inode (its size) — a second,
+    /// serial device write on ext4; an append into space already written and synced needs only the data
+    /// (figures in protocol/STORAGE.md; PostgreSQL zero-fills its WAL segments for the same reason). A failure is harmless: appends always write at `length`, the space is only a head start,
+    /// and reading treats zero bytes after the last record as a torn tail.
+    func preallocate(_ preallocationBytes: Int) {
+        guard preallocationBytes > 0, !damaged, allocated - length < preallocationBytes / 4 else { return }
+        let start = max(allocated, length)
+        let target = length + preallocationBytes
+        do throws(StorageError) {
+            try faults?.check(.preallocate)
+            try FileBytes.writeAll([UInt8](repeating: 0, count: target - start), to: fd, at: start, path: path)
+            if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
+            allocated = target
+        } catch {
+            // Part of the zeros may be there; appends overwrite them, and `allocated` claims none of them.
         }
     }
 
@@ -118,6 +142,7 @@ final class JournalFile {
             if retryingEINTR({ ftruncate(fd, off_t(newLength)) }) != 0 { throw .io(call: "ftruncate", path: path, errno: errno) }
             if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
             length = newLength
+            allocated = newLength
         } catch {
             damaged = true
             throw error

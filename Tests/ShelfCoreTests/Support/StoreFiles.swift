@@ -30,6 +30,15 @@ struct StoreFiles {
     /// The file's text, or nil when it does not exist.
     func text(_ path: String) -> String? { bytes(path).map { String(decoding: $0, as: UTF8.self) } }
 
+    /// The journal's bytes without the zero bytes the store writes ahead of its records (protocol/STORAGE.md,
+    /// "Space written ahead"), or nil when it does not exist.
+    var journalBytes: [UInt8]? {
+        bytes(journal).map { bytes in Array(bytes[..<(bytes.lastIndex { $0 != 0 }.map { $0 + 1 } ?? 0)]) }
+    }
+
+    /// `journalBytes` as text.
+    var journalText: String? { journalBytes.map { String(decoding: $0, as: UTF8.self) } }
+
     func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 
     /// The file's length as the file system reports it, or nil when it does not exist.
