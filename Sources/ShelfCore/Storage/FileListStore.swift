@@ -18,8 +18,6 @@ public final class FileListStore: ListStore {
     private struct State {
         var queued: [Queued] = []
         var draining = false
-        /// While the queue waits for a group to gather (`gather`): how many queued commits end the wait early.
-        var gatherTarget: Int?
     }
 
     /// What only the store's queue touches — hence `@unchecked Sendable`: it is confined to that one serial queue,
@@ -47,8 +45,6 @@ public final class FileListStore: ListStore {
     private let queue = DispatchQueue(label: "shelf.file-store")
     private let state = Mutex(State())
     private let confined = Disk()
-    /// Signalled when a gathering group is complete.
-    private let gathered = DispatchSemaphore(value: 0)
 
     /// The snapshot's path.
     public var path: String { file.path }
@@ -135,33 +131,23 @@ public final class FileListStore: ListStore {
     /// Queues `commit` for the store's queue, which appends it with every other queued commit in one write and one
     /// fdatasync, then completes them there, in order (`ListStore.enqueue`).
     public func enqueue(_ commit: StoreCommit, completion: @escaping @Sendable (Result<Void, StorageError>) -> Void) {
-        let (startDrain, groupComplete) = state.withLock { state -> (Bool, Bool) in
+        let startDrain = state.withLock { state -> Bool in
             state.queued.append(Queued(commit: commit, completion: completion))
-            var groupComplete = false
-            if let target = state.gatherTarget, state.queued.count >= target {
-                state.gatherTarget = nil
-                groupComplete = true
-            }
-            if state.draining { return (false, groupComplete) }
+            if state.draining { return false }
             state.draining = true
-            return (true, groupComplete)
+            return true
         }
-        if groupComplete { gathered.signal() }
         if startDrain { queue.async { @Sendable in self.drain() } }
     }
 
     /// Appends every queued commit with one write and one fdatasync, then completes them; repeats until none is
     /// queued. Compacts when the journal has outgrown the snapshot.
     ///
-    /// After a group of several commits, the next group gathers first (`gather`): the clients just answered send
-    /// their next changes a moment later, and syncing the first of them alone would cost a whole fdatasync for
-    /// one commit and make the rest wait for it (PostgreSQL's `commit_delay` rests on the same observation).
+    /// A round starts as soon as the queue is free, with whatever is queued: waiting for more commits first (as
+    /// PostgreSQL's `commit_delay` does) measured slower here at every client count tried (protocol/STORAGE.md,
+    /// "Group commit").
     private func drain() {
-        var lastGroup = 1
-        var lastSync: Duration = .zero
         while true {
-            // Up to twice the last group, so the group grows to the number of writers within a few syncs.
-            if lastGroup > 1 { gather(upTo: lastGroup * 2, within: min(lastSync / 2, .milliseconds(1))) }
             let batch = state.withLock { state -> [Queued] in
                 let batch = state.queued
                 state.queued.removeAll()
@@ -169,10 +155,7 @@ public final class FileListStore: ListStore {
                 return batch
             }
             if batch.isEmpty { return }
-            let started = ContinuousClock.now
             let results = append(batch.map(\.commit), onQueue())
-            lastSync = ContinuousClock.now - started
-            lastGroup = batch.count
             for (queued, result) in zip(batch, results) { queued.completion(result) }
             compactIfDue(onQueue())
             // After the answers, so the zeros are written off the path of the round just saved; not after a failed
@@ -180,25 +163,6 @@ public final class FileListStore: ListStore {
             if results.contains(where: { if case .success = $0 { true } else { false } }), onQueue().broken == nil {
                 onQueue().journal?.preallocate(preallocationBytes)
             }
-        }
-    }
-
-    /// Store queue: waits at most `limit` until `count` commits are queued.
-    private func gather(upTo count: Int, within limit: Duration) {
-        let waiting = state.withLock { state -> Bool in
-            guard state.queued.count < count else { return false }
-            state.gatherTarget = count
-            return true
-        }
-        guard waiting else { return }
-        let nanoseconds = limit.components.seconds * 1_000_000_000 + limit.components.attoseconds / 1_000_000_000
-        if gathered.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .timedOut {
-            // The group stayed smaller; a signal that races this timeout is consumed here, not by the next wait.
-            let signalled = state.withLock { state -> Bool in
-                defer { state.gatherTarget = nil }
-                return state.gatherTarget == nil
-            }
-            if signalled { gathered.wait() }
         }
     }
 
