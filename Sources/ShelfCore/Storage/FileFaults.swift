@@ -5,7 +5,7 @@ import Synchronization
 public final class FileFaults: Sendable {
     /// The steps of a journal append (write, fsync), of an atomic snapshot replacement (write, fsync, rename,
     /// syncDirectory), the journal truncation after a compaction or a failed append, and the zero bytes written
-    /// ahead of the journal's records (preallocate).
+    /// ahead of the journal's records (preallocate: fails after the zeros are written, before they are synced).
     public enum Step: String, Sendable, Hashable, CaseIterable {
         case write, fsync, rename, syncDirectory, truncate, preallocate
     }

@@ -8,10 +8,13 @@ final class JournalFile {
     let path: String
     private let faults: FileFaults?
     private var fd: Int32 = -1
-    /// Bytes in the journal (all of them whole records).
+    /// Bytes of whole records in the journal (the file may be longer: zero bytes written ahead follow them).
     private(set) var length = 0
-    /// The file's size as this store last made it: `length`, plus zero bytes written ahead (`preallocate`).
+    /// The file's size as this store last made it: `length`, plus zero bytes written ahead and synced (`preallocate`).
     private(set) var allocated = 0
+    /// After a failed preallocation, the `length` from which to try again (so a full disk does not get a large write
+    /// after every round).
+    private var preallocateAgainAt = 0
     /// Set when a failed append could not be cut back: the file may end in a partial record, so no more may be
     /// appended until the store is opened again (which drops the torn tail).
     private(set) var damaged = false
@@ -118,19 +121,24 @@ final class JournalFile {
     ///
     /// Why: `fdatasync` after a write that grows the file must also write the inode (its size) — a second,
     /// serial device write on ext4; an append into space already written and synced needs only the data
-    /// (figures in protocol/STORAGE.md; PostgreSQL zero-fills its WAL segments for the same reason). A failure is harmless: appends always write at `length`, the space is only a head start,
-    /// and reading treats zero bytes after the last record as a torn tail.
+    /// (figures in protocol/STORAGE.md; PostgreSQL zero-fills its WAL segments for the same reason). A failure is
+    /// harmless: appends always write at `length`, the space is only a head start, and reading treats zero bytes
+    /// after the last record as a torn tail. After one, the file is cut back to what was there, and the next try
+    /// waits until the records have grown by a quarter of `preallocationBytes`.
     func preallocate(_ preallocationBytes: Int) {
-        guard preallocationBytes > 0, !damaged, allocated - length < preallocationBytes / 4 else { return }
+        guard preallocationBytes > 0, !damaged, allocated - length < preallocationBytes / 4,
+              length >= preallocateAgainAt else { return }
         let start = max(allocated, length)
         let target = length + preallocationBytes
         do throws(StorageError) {
-            try faults?.check(.preallocate)
             try FileBytes.writeAll([UInt8](repeating: 0, count: target - start), to: fd, at: start, path: path)
+            try faults?.check(.preallocate)
             if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
             allocated = target
         } catch {
-            // Part of the zeros may be there; appends overwrite them, and `allocated` claims none of them.
+            // Gives back what a full disk let through; unsynced, as zeros past the last record need no sync.
+            _ = retryingEINTR { ftruncate(fd, off_t(start)) }
+            preallocateAgainAt = length + preallocationBytes / 4
         }
     }
 
