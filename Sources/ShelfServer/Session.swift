@@ -88,7 +88,8 @@ final class Session: Sendable {
             } catch {
                 return
             }
-            lastActivity.withLock { $0 = .now }
+            // Only `watchIdle` reads it, and only with an idle timeout: spare every read a clock read otherwise.
+            if configuration.idleTimeout != nil { lastActivity.withLock { $0 = .now } }
             let atEnd = bytes.isEmpty
             // The last line may lack its LF; it is still answered, then the session ends.
             let events = atEnd ? framer.finish() : framer.push(bytes)

@@ -8,12 +8,16 @@ import Synchronization
 /// syscall) or parks the continuation. The reactor thread calls `signal()`, which resumes the parked waiter or
 /// sets `ready`. A stale `ready` flag costs at most one extra syscall that returns `EAGAIN` again.
 ///
+/// The continuation is an `UnsafeContinuation`: the waiter is parked and taken under the lock, so exactly one of
+/// `signal()`, `close()` and the cancellation handler resumes it, once; the checked kind would only add an
+/// allocation and a check per wait on the path of every request.
+///
 /// - Important: one waiter at a time. A second concurrent `wait()` on the same gate is a programming error
 ///   (one reader and one writer per connection) and stops the process with a precondition failure.
 final class ReadinessGate: Sendable {
     private struct Waiter {
         let token: UInt64
-        let continuation: CheckedContinuation<Void, any Error>
+        let continuation: UnsafeContinuation<Void, any Error>
     }
 
     private struct State {
@@ -40,7 +44,7 @@ final class ReadinessGate: Sendable {
             return state.lastToken
         }
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
                 let immediate: Result<Void, any Error>? = state.withLock { state in
                     if state.closed { return .failure(SocketError.closed) }
                     if state.ready {
@@ -57,7 +61,7 @@ final class ReadinessGate: Sendable {
                 if let immediate { continuation.resume(with: immediate) }
             }
         } onCancel: {
-            let cancelled = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            let cancelled = state.withLock { state -> UnsafeContinuation<Void, any Error>? in
                 guard let waiter = state.waiter, waiter.token == token else { return nil }
                 state.waiter = nil
                 return waiter.continuation
@@ -68,7 +72,7 @@ final class ReadinessGate: Sendable {
 
     /// Reactor thread: readiness arrived; wakes the parked waiter or remembers it.
     func signal() {
-        let woken = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+        let woken = state.withLock { state -> UnsafeContinuation<Void, any Error>? in
             guard !state.closed else { return nil }
             guard let waiter = state.waiter else {
                 state.ready = true
@@ -82,7 +86,7 @@ final class ReadinessGate: Sendable {
 
     /// Closes the gate for good: a parked waiter and every later `wait()` throw `SocketError.closed`.
     func close() {
-        let woken = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+        let woken = state.withLock { state -> UnsafeContinuation<Void, any Error>? in
             state.closed = true
             state.ready = false
             defer { state.waiter = nil }
