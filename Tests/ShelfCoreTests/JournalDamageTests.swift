@@ -52,6 +52,24 @@ import Testing
 }
 
 @Suite struct RevisionLimitTests {
+    @Test("a list at revision 2^64-2 refuses the next change without writing it, and the store still loads")
+    func lastRevisionIsNeverWritten() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        try files.write(#"{"format":2,"revision":18446744073709551613,"items":0}"# + "\n", to: files.path)
+        let list = try await makeList(store: FileListStore(path: files.path))
+
+        let last = try await list.apply(.add(title: "Last"))
+        let refused = await outcome(list, .add(title: "One too many"))
+
+        #expect(last.revision == UInt64.max - 1)
+        #expect(refused.error == .storageFailed(.corrupt(path: "list", reason: "the revision counter is exhausted")))
+        #expect(await list.revision == UInt64.max - 1)
+        let reloaded = try await FileListStore(path: files.path).load()
+        #expect(reloaded.revision == UInt64.max - 1)
+        #expect(reloaded.items.items.map(\.title) == ["Last"])
+    }
+
     @Test("a snapshot at revision 2^64-1 is refused: the next change would have no revision")
     func exhaustedRevision() throws {
         let text = #"{"format":2,"revision":18446744073709551615,"items":0}"# + "\n"

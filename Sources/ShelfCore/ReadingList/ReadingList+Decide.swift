@@ -3,7 +3,9 @@ import Foundation
 extension ReadingList {
     /// Checks `mutation` against the speculative list and builds its change and answer; writes nothing.
     func decide(_ mutation: Mutation, expect: Revision?) -> Outcome {
-        guard speculative.revision < .max else {
+        // 2^64 − 1 is never produced: a stored list at that revision could take no change, so the store refuses to
+        // load one (SnapshotCodec, FileListStore.replay), and an acknowledged change must always load again.
+        guard speculative.revision < .max - 1 else {
             return .failure(.storageFailed(.corrupt(path: "list", reason: "the revision counter is exhausted")))
         }
         let next = speculative.revision + 1
