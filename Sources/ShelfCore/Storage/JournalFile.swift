@@ -149,6 +149,9 @@ final class JournalFile {
             try faults?.check(.truncate)
             if retryingEINTR({ ftruncate(fd, off_t(newLength)) }) != 0 { throw .io(call: "ftruncate", path: path, errno: errno) }
             if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
+            // A retry still waits for as many more bytes of records as it did, counted from the new end: after a
+            // compaction near the retry point the records would otherwise never reach it again.
+            preallocateAgainAt = max(0, preallocateAgainAt - (length - newLength))
             length = newLength
             allocated = newLength
         } catch {

@@ -22,6 +22,11 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .io(let call, let path, let errno):
             "\(call) failed for \(path): \(String(cString: strerror(errno))) (errno \(errno))"
+        case .corrupt(let path, let reason) where path.hasSuffix(".journal"):
+            // Its records are the changes since the last compaction: moving it away would drop them all.
+            "\(path) is not a valid Shelf list (\(reason)); it was left untouched — restore it from a backup, or "
+                + "keep only the lines before the one named (moving the journal away loses every change since the "
+                + "last compaction)"
         case .corrupt(let path, let reason):
             "\(path) is not a valid Shelf list (\(reason)); it was left untouched — restore it from a backup or move it away"
         case .duplicateID(let path, let id):
