@@ -32,8 +32,10 @@ public enum ShelfdCommand: Equatable {
           --idle-timeout SECONDS  close connections that send nothing for this long (default: never;
                                   watching connections are exempt)
           --max-line-bytes N      longest request line accepted, in bytes (default \(LineFramer.defaultMaxLineBytes))
-          --max-outbound-bytes N  notification bytes queued for one connection before it is cut off
-                                  as a slow consumer (default \(ServerConfiguration().maxOutboundBytes))
+          --max-outbound-bytes N  reply and notification bytes queued for one connection: a watcher past
+                                  it is cut off as a slow consumer, a client that does not read its
+                                  replies is not read from until it catches up
+                                  (default \(ServerConfiguration().maxOutboundBytes))
           --history N             recent changes kept for `watch` to resume from (default \(ReadingList.defaultHistoryLimit))
           -h, --help              show this help
           --version               show the version
