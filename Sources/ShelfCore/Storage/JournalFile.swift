@@ -151,7 +151,7 @@ final class JournalFile {
             if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
             // A retry still waits for as many more bytes of records as it did, counted from the new end: after a
             // compaction near the retry point the records would otherwise never reach it again.
-            preallocateAgainAt = max(0, preallocateAgainAt - (length - newLength))
+            preallocateAgainAt = max(0, preallocateAgainAt - max(0, length - newLength))
             length = newLength
             allocated = newLength
         } catch {
