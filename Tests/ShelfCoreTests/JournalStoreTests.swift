@@ -1,5 +1,5 @@
 import Foundation
-import ShelfCore
+@testable import ShelfCore
 import Testing
 
 /// The log-structured `FileListStore` (protocol/STORAGE.md): commits appended to `<path>.journal` and replayed on
@@ -571,6 +571,97 @@ struct JournalStoreTests {
         _ = await settle(store)
         #expect(files.exists(files.path))
         #expect(files.bytes(files.journal) == [UInt8](repeating: 0, count: 400))
+    }
+
+    // MARK: - Compaction beside appends
+
+    /// The journal text of records `range`, each adding `Book n` at revision n.
+    private static func records(_ range: ClosedRange<UInt64>) -> String {
+        range.map { Stored.added($0, revision: $0) }.joined()
+    }
+
+    @Test("rounds appended while a compaction writes the snapshot are kept: the journal is replaced by the records after it, and the list reloads whole")
+    func appendsDuringCompaction() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        // Four ~176-byte records outgrow 700 bytes: the compaction starts after the fourth round; the two records
+        // after it stay under 700, so no second compaction follows.
+        let store = FileListStore(path: files.path, compactionMinimumBytes: 700, preallocationBytes: 0)
+        _ = try await store.load()
+        let release = store.holdCompactions()
+        for n in UInt64(1)...6 { try await commit(store, addCommit(n, base: n - 1)).get() }
+        #expect(!files.exists(files.path), "the held compaction has written nothing")
+        #expect(files.journalText == Self.records(1...6))
+
+        release()
+        _ = await settle(store)
+
+        let snapshot = try SnapshotCodec.decode(try #require(files.bytes(files.path)), path: files.path)
+        #expect(snapshot.revision == 4)
+        #expect(files.journalText == Self.records(5...6))
+        #expect(!files.exists(files.journalTemp))
+        let reloaded = try await FileListStore(path: files.path).load()
+        #expect(reloaded.revision == 6)
+        #expect(reloaded.items.items.map(\.title) == (1...6).map { "Book \($0)" })
+    }
+
+    @Test("the list a compaction takes back includes the rounds appended meanwhile: the next compaction writes them too")
+    func nextCompactionAfterAppendsDuringOne() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let store = FileListStore(path: files.path, compactionMinimumBytes: 512, preallocationBytes: 0)
+        _ = try await store.load()
+        let release = store.holdCompactions()
+        for n in UInt64(1)...6 { try await commit(store, addCommit(n, base: n - 1)).get() }
+        release()
+        _ = await settle(store)
+
+        var n: UInt64 = 6
+        repeat {
+            n += 1
+            try await commit(store, addCommit(n, base: n - 1)).get()
+            _ = await settle(store)
+        } while files.journalBytes != [] && n < 30
+
+        let snapshot = try SnapshotCodec.decode(try #require(files.bytes(files.path)), path: files.path)
+        #expect(snapshot.revision == n)
+        #expect(snapshot.items.items.map(\.title) == (1...n).map { "Book \($0)" })
+    }
+
+    @Test("a journal replacement that fails leaves the whole journal beside the new snapshot; nothing is lost and the next commit works")
+    func failedJournalReplacement() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let faults = FileFaults()
+        let store = FileListStore(path: files.path, faults: faults, compactionMinimumBytes: 700, preallocationBytes: 0)
+        _ = try await store.load()
+        let release = store.holdCompactions()
+        for n in UInt64(1)...6 { try await commit(store, addCommit(n, base: n - 1)).get() }
+        faults.arm(.rotate)
+        release()
+        _ = await settle(store)
+
+        let snapshot = try SnapshotCodec.decode(try #require(files.bytes(files.path)), path: files.path)
+        #expect(snapshot.revision == 4)
+        #expect(files.journalText == Self.records(1...6))
+        #expect(!files.exists(files.journalTemp))
+        try await commit(store, addCommit(7, base: 6)).get()
+        let reloaded = try await FileListStore(path: files.path).load()
+        #expect(reloaded.revision == 7)
+        #expect(reloaded.items.items.map(\.title) == (1...7).map { "Book \($0)" })
+    }
+
+    @Test("a replacement journal left by a crash is removed at load; the journal in place is the one read")
+    func leftoverJournalTemp() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        try files.write(Self.twoRecords, to: files.journal)
+        try files.write("left over", to: files.journalTemp)
+
+        let loaded = try await FileListStore(path: files.path).load()
+
+        #expect(loaded == (try twoItems()))
+        #expect(!files.exists(files.journalTemp))
     }
 
     // MARK: - Group commit

@@ -5,9 +5,11 @@ import Synchronization
 public final class FileFaults: Sendable {
     /// The steps of a journal append (write, fsync), of an atomic snapshot replacement (write, fsync, rename,
     /// syncDirectory), the journal truncation after a compaction or a failed append, and the zero bytes written
-    /// ahead of the journal's records (preallocate: fails after the zeros are written, before they are synced).
+    /// ahead of the journal's records (preallocate: fails after the zeros are written, before they are synced), and
+    /// the journal's replacement after a compaction during which rounds were appended (rotate: fails before it is
+    /// written).
     public enum Step: String, Sendable, Hashable, CaseIterable {
-        case write, fsync, rename, syncDirectory, truncate, preallocate
+        case write, fsync, rename, syncDirectory, truncate, preallocate, rotate
     }
 
     private let armed = Mutex<[Step: Int]>([:])

@@ -5,10 +5,11 @@ import Synchronization
 /// A durable, log-structured store (protocol/STORAGE.md): a snapshot file plus an append-only journal of the
 /// changes since. A commit appends its records to the journal and completes only after fdatasync; when the journal
 /// outgrows the snapshot, the two are compacted into a new snapshot (written aside, fsynced, renamed over the old)
-/// and the journal is emptied. So a change costs O(1), whatever the size of the list.
+/// and the records it holds are dropped from the journal. So a change costs O(1), whatever the size of the list.
 ///
-/// All file I/O runs on one serial dispatch queue, never on the cooperative pool. Commits that queue up while a
-/// write is in progress are appended together with one write and one fdatasync (group commit).
+/// Appends run on one serial dispatch queue, never on the cooperative pool; commits that queue up while a write is
+/// in progress are appended together with one write and one fdatasync (group commit). A compaction writes the new
+/// snapshot on a second queue, so appends go on meanwhile.
 public final class FileListStore: ListStore {
     private struct Queued {
         let commit: StoreCommit
@@ -27,8 +28,9 @@ public final class FileListStore: ListStore {
         var revision: Revision?
         /// The list the two files hold together (snapshot plus journal), kept by the first compaction and then
         /// updated as records are appended, so later compactions only encode it. `nil` until then — not taken from
-        /// `load()`, whose list the server mutates: sharing it would copy the whole list at the first change — and
-        /// again if a record ever failed to apply (compaction then reads the files back).
+        /// `load()`, whose list the server mutates: sharing it would copy the whole list at the first change —,
+        /// while a compaction has it (the records appended meanwhile wait in `compaction`), and again if a record
+        /// ever failed to apply or a compaction failed (the next one then reads the files back).
         var written: ListSnapshot?
         var journal: JournalFile?
         /// The journal length at which to compact next.
@@ -36,6 +38,16 @@ public final class FileListStore: ListStore {
         var lock: StoreLock?
         /// Set when the journal could not be repaired after a failed write: every later commit fails.
         var broken: StorageError?
+        /// The compaction running on the compaction queue, if one is.
+        var compaction: Compaction?
+    }
+
+    /// A compaction under way: the revision its snapshot is at, how many bytes of the journal that snapshot holds,
+    /// and the commits appended since, which go onto its list when it comes back (`finishCompaction`).
+    private struct Compaction {
+        let revision: Revision
+        let journalLength: Int
+        var appended: [StoreCommit] = []
     }
 
     private let file: SnapshotFile
@@ -43,6 +55,8 @@ public final class FileListStore: ListStore {
     private let compactionMinimumBytes: Int
     private let preallocationBytes: Int
     private let queue = DispatchQueue(label: "shelf.file-store")
+    /// Where a compaction encodes, writes and syncs the new snapshot, while the store's queue keeps appending.
+    private let compactionQueue = DispatchQueue(label: "shelf.file-store.compaction")
     private let state = Mutex(State())
     private let confined = Disk()
 
@@ -101,6 +115,7 @@ public final class FileListStore: ListStore {
             // The journal may have just been created: make its directory entry durable.
             try file.syncDirectory()
             file.removeLeftoverTemp()
+            journal.removeLeftoverTemp()
             let snapshotBytes = stored?.count ?? 0
             let disk = onQueue()
             disk.revision = snapshot.revision
@@ -204,39 +219,96 @@ public final class FileListStore: ListStore {
         return results
     }
 
-    /// Writes snapshot + journal as a new snapshot and empties the journal, once the journal is larger than
-    /// `compactAt`. A failure leaves both files as they were (still a consistent pair) and is retried after the
-    /// journal has grown by as much again.
+    /// Starts a compaction once the journal is larger than `compactAt` and none is running. On the compaction queue,
+    /// while this queue keeps appending rounds to the journal, the list the files hold is taken (the in-memory copy,
+    /// or read back from the snapshot and the journal's first bytes, which appends never touch), encoded, written
+    /// aside, synced and renamed over the snapshot; `finishCompaction` then drops the records the new snapshot
+    /// holds. A failure leaves a consistent pair of files and is retried after the journal has grown by as much again.
     private func compactIfDue(_ disk: Disk) {
-        guard disk.broken == nil, let journal = disk.journal, journal.length > disk.compactAt else { return }
+        guard disk.broken == nil, disk.compaction == nil, let journal = disk.journal, let revision = disk.revision,
+              journal.length > disk.compactAt else { return }
+        // Handed over, not shared: the appends meanwhile go to `Compaction.appended` instead of a copy of the list.
+        let written = disk.written
+        disk.written = nil
+        let journalLength = journal.length
+        disk.compaction = Compaction(revision: revision, journalLength: journalLength)
+        compactionQueue.async { @Sendable [self] in
+            let result = Result { () throws(StorageError) -> (list: ListSnapshot, bytes: Int) in
+                // Only a compaction writes the snapshot, one at a time: reading it here is safe.
+                let previous = try file.read()
+                let list: ListSnapshot
+                if let written { list = written } else { list = try readBack(previous, journalPrefix: journalLength) }
+                guard list.revision == revision else {
+                    throw .corrupt(path: journalPath, reason: "compaction read revision \(list.revision), not \(revision)")
+                }
+                let bytes = SnapshotCodec.encode(list)
+                try file.replace(with: bytes) { previous }
+                return (list, bytes.count)
+            }
+            queue.async { @Sendable [self] in finishCompaction(result, onQueue()) }
+        }
+    }
+
+    /// Store queue, after the compaction queue wrote (or failed to write) the new snapshot: takes the compacted
+    /// list back with the commits appended since, and drops the journal's records the snapshot now holds.
+    private func finishCompaction(_ result: Result<(list: ListSnapshot, bytes: Int), StorageError>, _ disk: Disk) {
+        guard let compaction = disk.compaction, let journal = disk.journal else { return }
+        disk.compaction = nil
+        guard case .success(let compacted) = result, disk.broken == nil else {
+            // Read back from the files by the next compaction.
+            disk.compactAt = journal.length * 2
+            return
+        }
+        disk.written = compacted.list
+        Self.record(compaction.appended, in: disk)
         do throws(StorageError) {
-            let previous = try file.read()
-            let snapshot: ListSnapshot
-            if let written = disk.written { snapshot = written } else { snapshot = try readBack(previous) }
-            disk.written = snapshot
-            let bytes = SnapshotCodec.encode(snapshot)
-            try file.replace(with: bytes) { previous }
-            // The new snapshot is durable: the journal's records are all at or below its revision now.
-            try journal.truncate(to: 0)
-            disk.compactAt = max(bytes.count, compactionMinimumBytes)
+            // The new snapshot is durable: the journal's first `journalLength` bytes are at or below its revision.
+            try journal.dropFirst(compaction.journalLength, syncDirectory: file.syncDirectory)
+            disk.compactAt = max(compacted.bytes, compactionMinimumBytes)
+            // The cut journal has no space written ahead any more.
+            journal.preallocate(preallocationBytes)
         } catch {
-            // A journal whose truncation failed has an unknown length: appending to it could lose records.
+            // A journal whose cut or replacement failed halfway has an unknown state: appending could lose records.
             if journal.damaged { disk.broken = error }
             disk.compactAt = journal.length * 2
         }
     }
 
+    /// Holds the compaction queue until the returned closure is called: a compaction that starts meanwhile waits
+    /// before it writes anything. For tests of what happens while one runs.
+    func holdCompactions() -> @Sendable () -> Void {
+        let gate = DispatchSemaphore(value: 0)
+        compactionQueue.async { @Sendable in gate.wait() }
+        return { gate.signal() }
+    }
+
+    /// Suspends until no compaction is running or about to finish, and everything queued before has been stored.
+    /// For tests, which look at the files after a compaction.
+    func waitUntilCompacted() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async { @Sendable [self] in
+                compactionQueue.async { @Sendable [self] in
+                    queue.async { @Sendable in continuation.resume() }
+                }
+            }
+        }
+    }
+
     /// The list the files hold, read back from them: the snapshot with the journal replayed on top.
-    private func readBack(_ snapshotBytes: [UInt8]?) throws(StorageError) -> ListSnapshot {
+    private func readBack(_ snapshotBytes: [UInt8]?, journalPrefix: Int) throws(StorageError) -> ListSnapshot {
         var snapshot = try snapshotBytes.map { bytes throws(StorageError) in try SnapshotCodec.decode(bytes, path: file.path) }
             ?? ListSnapshot()
-        try Self.replay(try JournalFile.read(path: journalPath).records, onto: &snapshot, path: journalPath)
+        try Self.replay(try JournalFile.read(path: journalPath, prefix: journalPrefix).records, onto: &snapshot, path: journalPath)
         return snapshot
     }
 
     /// Applies appended commits to `disk.written`. A change that does not fit (the list's own checks make that a
     /// bug) drops the copy rather than let it differ from the files: compaction then reads them back.
     private static func record(_ commits: [StoreCommit], in disk: Disk) {
+        if disk.compaction != nil {
+            disk.compaction?.appended.append(contentsOf: commits)
+            return
+        }
         guard var written = disk.written else { return }
         disk.written = nil
         for commit in commits {

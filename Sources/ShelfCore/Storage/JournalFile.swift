@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import ShelfJSON
 
@@ -22,6 +23,16 @@ final class JournalFile {
     init(path: String, faults: FileFaults?) {
         self.path = path
         self.faults = faults
+        let url = URL(fileURLWithPath: path)
+        tempPath = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp").path
+    }
+
+    /// Where `dropFirst` writes the journal that replaces this one (`.NAME.journal.tmp`).
+    let tempPath: String
+
+    /// Removes a replacement journal left by a crash during `dropFirst`.
+    func removeLeftoverTemp() {
+        _ = unlink(tempPath)
     }
 
     deinit {
@@ -40,8 +51,11 @@ final class JournalFile {
     /// whole valid record, with no valid record after it — is tolerated; a bad record followed by a good one is
     /// corruption.
     /// - Throws: `StorageError.io`, or `.corrupt` naming the line.
-    static func read(path: String) throws(StorageError) -> Contents {
-        guard let bytes = try FileBytes.read(path) else { return Contents() }
+    /// - Parameter prefix: read only the journal's first `prefix` bytes (what a compaction snapshots, while appends
+    ///   go on after them); `nil` for the whole file.
+    static func read(path: String, prefix: Int? = nil) throws(StorageError) -> Contents {
+        guard var bytes = try FileBytes.read(path) else { return Contents() }
+        if let prefix, prefix < bytes.count { bytes.removeSubrange(prefix...) }
         let lines = try LineChunks.map(bytes, from: 0, firstLineNumber: 1) { line throws(StorageError) in
             (line.bytes.startIndex, line.number, try Self.record(line.bytes, line: line.number, path: path))
         }
@@ -90,7 +104,7 @@ final class JournalFile {
 
     /// Opens the journal for appending, cutting it to `validLength` (dropping a torn tail) first.
     func open(keeping validLength: Int) throws(StorageError) {
-        let fd = retryingEINTR { Glibc.open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644) }
+        let fd = retryingEINTR { Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
         if fd < 0 { throw .io(call: "open", path: path, errno: errno) }
         self.fd = fd
         try truncate(to: validLength)
@@ -140,6 +154,55 @@ final class JournalFile {
             _ = retryingEINTR { ftruncate(fd, off_t(start)) }
             preallocateAgainAt = length + preallocationBytes / 4
         }
+    }
+
+    /// Drops the journal's first `count` bytes of records (a new snapshot holds them). When nothing follows them, the
+    /// journal is cut to 0 (`truncate`). Otherwise the records after them are written to `tempPath`, synced, renamed
+    /// over the journal and the directory synced (protocol/STORAGE.md, "Compaction"), so at every moment the
+    /// directory holds a journal that, with the new snapshot, is the whole list.
+    /// - Throws: a failure before the rename leaves this journal as it was; one after it marks the journal
+    ///   `damaged` (this handle still points at the replaced file, and the rename may not be durable).
+    func dropFirst(_ count: Int, syncDirectory: () throws(StorageError) -> Void) throws(StorageError) {
+        if count >= length {
+            try truncate(to: 0)
+            return
+        }
+        var rest = [UInt8](repeating: 0, count: length - count)
+        let failure: Int32? = rest.withUnsafeMutableBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = retryingEINTR { pread(fd, raw.baseAddress?.advanced(by: offset), raw.count - offset, off_t(count + offset)) }
+                if n < 0 { return errno }
+                if n == 0 { return EIO }
+                offset += n
+            }
+            return nil
+        }
+        if let failure { throw .io(call: "pread", path: path, errno: failure) }
+        let temp = retryingEINTR { Glibc.open(tempPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        if temp < 0 { throw .io(call: "open", path: tempPath, errno: errno) }
+        do throws(StorageError) {
+            try faults?.check(.rotate)
+            try FileBytes.writeAll(rest, to: temp, at: 0, path: tempPath)
+            if fdatasync(temp) != 0 { throw .io(call: "fdatasync", path: tempPath, errno: errno) }
+            if rename(tempPath, path) != 0 { throw .io(call: "rename", path: path, errno: errno) }
+        } catch {
+            close(temp)
+            removeLeftoverTemp()
+            throw error
+        }
+        // Renamed: from here on, only the new file may be written.
+        close(fd)
+        fd = temp
+        do throws(StorageError) {
+            try syncDirectory()
+        } catch {
+            damaged = true
+            throw error
+        }
+        length = rest.count
+        allocated = rest.count
+        preallocateAgainAt = 0
     }
 
     /// Cuts the journal to `newLength` bytes and syncs it. On failure the journal's true length is unknown, so it

@@ -1,5 +1,5 @@
 import Foundation
-import ShelfCore
+@testable import ShelfCore
 
 /// A fresh directory for one file store: the paths of its four files (protocol/STORAGE.md), and byte-level reads
 /// and writes of them. Call `remove()` at the end of the test.
@@ -13,6 +13,8 @@ struct StoreFiles {
     let temp: String
     /// `.reading-list.json.lock`.
     let lock: String
+    /// `.reading-list.json.journal.tmp`, where compaction writes the journal that replaces the old one.
+    let journalTemp: String
 
     init() throws {
         dir = try TempDirectory()
@@ -20,6 +22,7 @@ struct StoreFiles {
         journal = dir.path("reading-list.json.journal")
         temp = dir.path(".reading-list.json.tmp")
         lock = dir.path(".reading-list.json.lock")
+        journalTemp = dir.path(".reading-list.json.journal.tmp")
     }
 
     func remove() { dir.remove() }
@@ -100,5 +103,6 @@ func addCommit(_ n: UInt64, base: Revision, title: String? = nil) -> StoreCommit
 /// never at is refused without writing, and completions come in enqueue order after the earlier batch's compaction.
 /// Returns that refusal, so a caller can check the store's revision.
 func settle(_ store: FileListStore) async -> StorageError? {
-    await commit(store, StoreCommit(generation: 0, base: .max, changes: [])).error
+    await store.waitUntilCompacted()
+    return await commit(store, StoreCommit(generation: 0, base: .max, changes: [])).error
 }
