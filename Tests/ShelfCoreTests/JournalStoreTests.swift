@@ -651,6 +651,26 @@ struct JournalStoreTests {
         #expect(reloaded.items.items.map(\.title) == (1...7).map { "Book \($0)" })
     }
 
+    @Test("a directory sync that fails after the journal's replacement stops writes until a restart, which finds every acknowledged change")
+    func failedSyncAfterJournalReplacement() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let faults = FileFaults()
+        let store = FileListStore(path: files.path, faults: faults, compactionMinimumBytes: 700, preallocationBytes: 0)
+        _ = try await store.load()
+        let release = store.holdCompactions()
+        for n in UInt64(1)...6 { try await commit(store, addCommit(n, base: n - 1)).get() }
+        faults.arm(.rotateSync)
+        release()
+        _ = await settle(store)
+
+        #expect(await commit(store, addCommit(7, base: 6)).error == .injected("rotateSync"))
+        #expect(files.journalText == Self.records(5...6))
+        let reloaded = try await FileListStore(path: files.path).load()
+        #expect(reloaded.revision == 6)
+        #expect(reloaded.items.items.map(\.title) == (1...6).map { "Book \($0)" })
+    }
+
     @Test("a replacement journal left by a crash is removed at load; the journal in place is the one read")
     func leftoverJournalTemp() async throws {
         let files = try StoreFiles()

@@ -195,6 +195,7 @@ final class JournalFile {
         close(fd)
         fd = temp
         do throws(StorageError) {
+            try faults?.check(.rotateSync)
             try syncDirectory()
         } catch {
             damaged = true
