@@ -671,6 +671,39 @@ struct JournalStoreTests {
         #expect(reloaded.items.items.map(\.title) == (1...6).map { "Book \($0)" })
     }
 
+    @Test("a compaction finishes while commits keep coming: the store takes its outcome between two rounds")
+    func compactionFinishesUnderSteadyLoad() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let store = FileListStore(path: files.path, compactionMinimumBytes: 700, preallocationBytes: 0)
+        _ = try await store.load()
+        let release = store.holdCompactions()
+        for n in UInt64(1)...6 { try await commit(store, addCommit(n, base: n - 1)).get() }
+        let firstRecord = Array(Stored.added(1, revision: 1).utf8)
+
+        // Each commit is enqueued from the previous one's completion, so the store's queue never runs dry; the
+        // chain stops as soon as the journal no longer starts with record 1 (the compaction has finished).
+        let finishedAt: UInt64? = await withCheckedContinuation { continuation in
+            @Sendable func chain(_ n: UInt64) {
+                store.enqueue(addCommit(n, base: n - 1)) { result in
+                    let finished = files.journalBytes.map { !$0.starts(with: firstRecord) } ?? false
+                    if finished || (try? result.get()) == nil || n == 5_000 {
+                        continuation.resume(returning: finished ? n : nil)
+                    } else {
+                        if n == 7 { release() }
+                        chain(n + 1)
+                    }
+                }
+            }
+            chain(7)
+        }
+
+        #expect(finishedAt != nil, "the compaction never finished while commits kept coming")
+        _ = await settle(store)
+        let reloaded = try await FileListStore(path: files.path).load()
+        #expect(reloaded.revision == (finishedAt ?? 0))
+    }
+
     @Test("a replacement journal left by a crash is removed at load; the journal in place is the one read")
     func leftoverJournalTemp() async throws {
         let files = try StoreFiles()

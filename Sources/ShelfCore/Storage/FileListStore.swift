@@ -36,14 +36,15 @@ public final class FileListStore: ListStore {
         /// The journal length at which to compact next.
         var compactAt = 0
         var lock: StoreLock?
-        /// Set when the journal could not be repaired after a failed write: every later commit fails.
+        /// Set when the journal's state is unknown — it could not be cut back after a failed write or after a
+        /// compaction, or its replacement's rename may not be durable: every later commit fails.
         var broken: StorageError?
         /// The compaction running on the compaction queue, if one is.
         var compaction: Compaction?
     }
 
     /// A compaction under way: the revision its snapshot is at, how many bytes of the journal that snapshot holds,
-    /// and the commits appended since, which go onto its list when it comes back (`finishCompaction`).
+    /// and the commits appended since, which go onto its list when it comes back (`finishCompactionIfDone`).
     private struct Compaction {
         let revision: Revision
         let journalLength: Int
@@ -58,6 +59,9 @@ public final class FileListStore: ListStore {
     /// Where a compaction encodes, writes and syncs the new snapshot, while the store's queue keeps appending.
     private let compactionQueue = DispatchQueue(label: "shelf.file-store.compaction")
     private let state = Mutex(State())
+    /// A compaction's outcome, set on the compaction queue and taken on the store's queue between two rounds
+    /// (`finishCompactionIfDone`): a block queued behind a busy `drain` would wait until no commit is queued.
+    private let compacted = Mutex<Result<(list: ListSnapshot, bytes: Int), StorageError>?>(nil)
     private let confined = Disk()
 
     /// The snapshot's path.
@@ -172,6 +176,7 @@ public final class FileListStore: ListStore {
                 return batch
             }
             if batch.isEmpty { return }
+            finishCompactionIfDone(onQueue())
             let results = append(batch.map(\.commit), onQueue())
             for (queued, result) in zip(batch, results) { queued.completion(result) }
             compactIfDue(onQueue())
@@ -222,7 +227,7 @@ public final class FileListStore: ListStore {
     /// Starts a compaction once the journal is larger than `compactAt` and none is running. On the compaction queue,
     /// while this queue keeps appending rounds to the journal, the list the files hold is taken (the in-memory copy,
     /// or read back from the snapshot and the journal's first bytes, which appends never touch), encoded, written
-    /// aside, synced and renamed over the snapshot; `finishCompaction` then drops the records the new snapshot
+    /// aside, synced and renamed over the snapshot; `finishCompactionIfDone` then drops the records the new snapshot
     /// holds. A failure leaves a consistent pair of files and is retried after the journal has grown by as much again.
     private func compactIfDue(_ disk: Disk) {
         guard disk.broken == nil, disk.compaction == nil, let journal = disk.journal, let revision = disk.revision,
@@ -245,14 +250,17 @@ public final class FileListStore: ListStore {
                 try file.replace(with: bytes) { previous }
                 return (list, bytes.count)
             }
-            queue.async { @Sendable [self] in finishCompaction(result, onQueue()) }
+            compacted.withLock { $0 = result }
+            // For an idle store; a draining one takes the outcome between two rounds.
+            queue.async { @Sendable [self] in finishCompactionIfDone(onQueue()) }
         }
     }
 
-    /// Store queue, after the compaction queue wrote (or failed to write) the new snapshot: takes the compacted
-    /// list back with the commits appended since, and drops the journal's records the snapshot now holds.
-    private func finishCompaction(_ result: Result<(list: ListSnapshot, bytes: Int), StorageError>, _ disk: Disk) {
-        guard let compaction = disk.compaction, let journal = disk.journal else { return }
+    /// Store queue, once the compaction queue wrote (or failed to write) the new snapshot: takes the compacted list
+    /// back with the commits appended since, and drops the journal's records the snapshot now holds.
+    private func finishCompactionIfDone(_ disk: Disk) {
+        guard let result = compacted.withLock({ slot in defer { slot = nil }; return slot }),
+              let compaction = disk.compaction, let journal = disk.journal else { return }
         disk.compaction = nil
         guard case .success(let compacted) = result, disk.broken == nil else {
             // Read back from the files by the next compaction.

@@ -161,7 +161,8 @@ final class JournalFile {
     /// over the journal and the directory synced (protocol/STORAGE.md, "Compaction"), so at every moment the
     /// directory holds a journal that, with the new snapshot, is the whole list.
     /// - Throws: a failure before the rename leaves this journal as it was; one after it marks the journal
-    ///   `damaged` (this handle still points at the replaced file, and the rename may not be durable).
+    ///   `damaged` (this handle already writes to the new file, but the rename may not be durable: a restart may
+    ///   find the old journal).
     func dropFirst(_ count: Int, syncDirectory: () throws(StorageError) -> Void) throws(StorageError) {
         if count >= length {
             try truncate(to: 0)
