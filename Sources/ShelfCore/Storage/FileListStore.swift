@@ -262,17 +262,22 @@ public final class FileListStore: ListStore {
         guard let result = compacted.withLock({ slot in defer { slot = nil }; return slot }),
               let compaction = disk.compaction, let journal = disk.journal else { return }
         disk.compaction = nil
-        guard case .success(let compacted) = result, disk.broken == nil else {
+        let done: (list: ListSnapshot, bytes: Int)
+        switch consume result {
+        case .success(let value) where disk.broken == nil: done = value
+        case .success, .failure:
             // Read back from the files by the next compaction.
             disk.compactAt = journal.length * 2
             return
         }
-        disk.written = compacted.list
+        let snapshotBytes = done.bytes
+        // Moved, not copied: with a second reference left, applying the appended commits would copy the whole list.
+        disk.written = (consume done).list
         Self.record(compaction.appended, in: disk)
         do throws(StorageError) {
             // The new snapshot is durable: the journal's first `journalLength` bytes are at or below its revision.
             try journal.dropFirst(compaction.journalLength, syncDirectory: file.syncDirectory)
-            disk.compactAt = max(compacted.bytes, compactionMinimumBytes)
+            disk.compactAt = max(snapshotBytes, compactionMinimumBytes)
             // The cut journal has no space written ahead any more.
             journal.preallocate(preallocationBytes)
         } catch {
