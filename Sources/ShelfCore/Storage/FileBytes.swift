@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// Whole-file reads and full writes with errno captured at once; blocking, for storage threads only.
@@ -21,6 +22,30 @@ enum FileBytes {
             if n == 0 { return bytes }
             bytes.append(contentsOf: buffer[0..<n])
         }
+    }
+
+    /// `count` bytes of the open file `fd` from byte `offset` (`pread`: the descriptor's offset is not moved).
+    /// - Throws: `StorageError.io` (`pread`, with `path`); `EIO` when the file ends before `offset + count`.
+    static func read(_ fd: Int32, offset: Int, count: Int, path: String) throws(StorageError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let failure: Int32? = bytes.withUnsafeMutableBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let n = retryingEINTR { pread(fd, raw.baseAddress?.advanced(by: done), raw.count - done, off_t(offset + done)) }
+                if n < 0 { return errno }
+                if n == 0 { return EIO }
+                done += n
+            }
+            return nil
+        }
+        if let failure { throw .io(call: "pread", path: path, errno: failure) }
+        return bytes
+    }
+
+    /// `.NAME.suffix` beside the file at `path` (the store's hidden companions: its lock and temporary files).
+    static func hiddenSibling(of path: String, suffix: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(suffix)").path
     }
 
     /// Writes all of `bytes` at the descriptor's offset (or its end, with O_APPEND), or at byte `position` of the

@@ -43,10 +43,9 @@ public final class FileListStore: ListStore {
         var compaction: Compaction?
     }
 
-    /// A compaction under way: the revision its snapshot is at, how many bytes of the journal that snapshot holds,
-    /// and the commits appended since, which go onto its list when it comes back (`finishCompactionIfDone`).
+    /// A compaction under way: how many bytes of the journal its snapshot holds, and the commits appended since,
+    /// which go onto its list when it comes back (`finishCompactionIfDone`).
     private struct Compaction {
-        let revision: Revision
         let journalLength: Int
         var appended: [StoreCommit] = []
     }
@@ -236,7 +235,7 @@ public final class FileListStore: ListStore {
         let written = disk.written
         disk.written = nil
         let journalLength = journal.length
-        disk.compaction = Compaction(revision: revision, journalLength: journalLength)
+        disk.compaction = Compaction(journalLength: journalLength)
         compactionQueue.async { @Sendable [self] in
             let result = Result { () throws(StorageError) -> (list: ListSnapshot, bytes: Int) in
                 // Only a compaction writes the snapshot, one at a time: reading it here is safe.

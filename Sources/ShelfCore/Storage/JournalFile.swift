@@ -1,4 +1,3 @@
-import Foundation
 import Glibc
 import ShelfJSON
 
@@ -23,8 +22,7 @@ final class JournalFile {
     init(path: String, faults: FileFaults?) {
         self.path = path
         self.faults = faults
-        let url = URL(fileURLWithPath: path)
-        tempPath = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp").path
+        tempPath = FileBytes.hiddenSibling(of: path, suffix: "tmp")
     }
 
     /// Where `dropFirst` writes the journal that replaces this one (`.NAME.journal.tmp`).
@@ -168,18 +166,7 @@ final class JournalFile {
             try truncate(to: 0)
             return
         }
-        var rest = [UInt8](repeating: 0, count: length - count)
-        let failure: Int32? = rest.withUnsafeMutableBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = retryingEINTR { pread(fd, raw.baseAddress?.advanced(by: offset), raw.count - offset, off_t(count + offset)) }
-                if n < 0 { return errno }
-                if n == 0 { return EIO }
-                offset += n
-            }
-            return nil
-        }
-        if let failure { throw .io(call: "pread", path: path, errno: failure) }
+        let rest = try FileBytes.read(fd, offset: count, count: length - count, path: path)
         let temp = retryingEINTR { Glibc.open(tempPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         if temp < 0 { throw .io(call: "open", path: tempPath, errno: errno) }
         do throws(StorageError) {

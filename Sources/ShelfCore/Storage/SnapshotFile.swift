@@ -17,8 +17,8 @@ struct SnapshotFile: Sendable {
         let url = URL(fileURLWithPath: path)
         self.path = url.path
         directory = url.deletingLastPathComponent().path
-        tempPath = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp").path
-        lockPath = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lock").path
+        tempPath = FileBytes.hiddenSibling(of: url.path, suffix: "tmp")
+        lockPath = FileBytes.hiddenSibling(of: url.path, suffix: "lock")
         self.faults = faults
     }
 
