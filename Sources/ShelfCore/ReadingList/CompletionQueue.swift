@@ -5,9 +5,7 @@ import Synchronization
 /// call, and a watcher gets the group's changes together.
 final class CompletionQueue: Sendable {
     private struct State {
-        var queued: [ReadingList.Completion] = []
-        /// The front of `queued`: entries before it were taken.
-        var head = 0
+        var queued = FrontQueue<ReadingList.Completion>()
         var waiter: CheckedContinuation<[ReadingList.Completion]?, Never>?
         var finished = false
     }
@@ -29,7 +27,7 @@ final class CompletionQueue: Sendable {
     }
 
     /// Completions held in storage, taken ones not yet dropped included (for tests).
-    var storedCount: Int { state.withLock { $0.queued.count } }
+    var storedCount: Int { state.withLock { $0.queued.storedCount } }
 
     /// No more completions will be taken; a waiting `next()` returns `nil`.
     func finish() {
@@ -46,22 +44,8 @@ final class CompletionQueue: Sendable {
     func next(limit: Int) async -> [ReadingList.Completion]? {
         await withCheckedContinuation { continuation in
             let ready = state.withLock { state -> [ReadingList.Completion]?? in
-                if state.head < state.queued.count {
-                    let end = min(state.queued.count, state.head + max(1, limit))
-                    defer {
-                        state.head = end
-                        // Taken completions are dropped once they are most of the array: under steady load the
-                        // queue may never empty, and must not grow with every completion it ever carried.
-                        if end == state.queued.count {
-                            state.queued.removeAll(keepingCapacity: state.queued.count <= 1024)
-                            state.head = 0
-                        } else if state.head >= 1024, state.head * 2 >= state.queued.count {
-                            state.queued.removeFirst(state.head)
-                            state.head = 0
-                        }
-                    }
-                    return .some(Array(state.queued[state.head..<end]))
-                }
+                // Taken in slices, so one group commit is not answered in one long actor turn (`ReadingList.init`).
+                if !state.queued.isEmpty { return .some(state.queued.removeFirst(max(1, limit))) }
                 if state.finished { return .some(nil) }
                 state.waiter = continuation
                 return nil
