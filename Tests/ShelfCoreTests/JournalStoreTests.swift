@@ -580,16 +580,23 @@ struct JournalStoreTests {
         range.map { Stored.added($0, revision: $0) }.joined()
     }
 
+    /// A loaded store whose compaction (due after record 4: four ~176-byte records outgrow 700 bytes, the two after
+    /// it stay under 700, so no second one follows) is held while records 1...6 are committed; call `release`.
+    private static func storeWithHeldCompaction(
+        _ files: StoreFiles, faults: FileFaults? = nil
+    ) async throws -> (store: FileListStore, release: @Sendable () -> Void) {
+        let store = FileListStore(path: files.path, faults: faults, compactionMinimumBytes: 700, preallocationBytes: 0)
+        _ = try await store.load()
+        let release = store.holdCompactions()
+        for n in UInt64(1)...6 { try await commit(store, addCommit(n, base: n - 1)).get() }
+        return (store, release)
+    }
+
     @Test("rounds appended while a compaction writes the snapshot are kept: the journal is replaced by the records after it, and the list reloads whole")
     func appendsDuringCompaction() async throws {
         let files = try StoreFiles()
         defer { files.remove() }
-        // Four ~176-byte records outgrow 700 bytes: the compaction starts after the fourth round; the two records
-        // after it stay under 700, so no second compaction follows.
-        let store = FileListStore(path: files.path, compactionMinimumBytes: 700, preallocationBytes: 0)
-        _ = try await store.load()
-        let release = store.holdCompactions()
-        for n in UInt64(1)...6 { try await commit(store, addCommit(n, base: n - 1)).get() }
+        let (store, release) = try await Self.storeWithHeldCompaction(files)
         #expect(!files.exists(files.path), "the held compaction has written nothing")
         #expect(files.journalText == Self.records(1...6))
 
@@ -609,10 +616,7 @@ struct JournalStoreTests {
     func nextCompactionAfterAppendsDuringOne() async throws {
         let files = try StoreFiles()
         defer { files.remove() }
-        let store = FileListStore(path: files.path, compactionMinimumBytes: 512, preallocationBytes: 0)
-        _ = try await store.load()
-        let release = store.holdCompactions()
-        for n in UInt64(1)...6 { try await commit(store, addCommit(n, base: n - 1)).get() }
+        let (store, release) = try await Self.storeWithHeldCompaction(files)
         release()
         _ = await settle(store)
 
@@ -633,10 +637,7 @@ struct JournalStoreTests {
         let files = try StoreFiles()
         defer { files.remove() }
         let faults = FileFaults()
-        let store = FileListStore(path: files.path, faults: faults, compactionMinimumBytes: 700, preallocationBytes: 0)
-        _ = try await store.load()
-        let release = store.holdCompactions()
-        for n in UInt64(1)...6 { try await commit(store, addCommit(n, base: n - 1)).get() }
+        let (store, release) = try await Self.storeWithHeldCompaction(files, faults: faults)
         faults.arm(.rotate)
         release()
         _ = await settle(store)
@@ -656,10 +657,7 @@ struct JournalStoreTests {
         let files = try StoreFiles()
         defer { files.remove() }
         let faults = FileFaults()
-        let store = FileListStore(path: files.path, faults: faults, compactionMinimumBytes: 700, preallocationBytes: 0)
-        _ = try await store.load()
-        let release = store.holdCompactions()
-        for n in UInt64(1)...6 { try await commit(store, addCommit(n, base: n - 1)).get() }
+        let (store, release) = try await Self.storeWithHeldCompaction(files, faults: faults)
         faults.arm(.rotateSync)
         release()
         _ = await settle(store)
@@ -675,10 +673,7 @@ struct JournalStoreTests {
     func compactionFinishesUnderSteadyLoad() async throws {
         let files = try StoreFiles()
         defer { files.remove() }
-        let store = FileListStore(path: files.path, compactionMinimumBytes: 700, preallocationBytes: 0)
-        _ = try await store.load()
-        let release = store.holdCompactions()
-        for n in UInt64(1)...6 { try await commit(store, addCommit(n, base: n - 1)).get() }
+        let (store, release) = try await Self.storeWithHeldCompaction(files)
         let firstRecord = Array(Stored.added(1, revision: 1).utf8)
 
         // Each commit is enqueued from the previous one's completion, so the store's queue never runs dry; the
