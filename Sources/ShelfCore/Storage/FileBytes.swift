@@ -3,8 +3,8 @@ import Glibc
 
 /// Whole-file reads and full writes with errno captured at once; blocking, for storage threads only.
 enum FileBytes {
-    /// The bytes of the file at `path`, or `nil` when it does not exist.
-    static func read(_ path: String) throws(StorageError) -> [UInt8]? {
+    /// The bytes of the file at `path` (its first `limit` bytes at most, when given), or `nil` when it does not exist.
+    static func read(_ path: String, limit: Int = .max) throws(StorageError) -> [UInt8]? {
         let fd = retryingEINTR { open(path, O_RDONLY | O_CLOEXEC) }
         if fd < 0 {
             let code = errno
@@ -14,14 +14,16 @@ enum FileBytes {
         defer { close(fd) }
         var info = stat()
         var bytes: [UInt8] = []
-        if fstat(fd, &info) == 0 { bytes.reserveCapacity(Int(info.st_size) + 1) }
+        if fstat(fd, &info) == 0 { bytes.reserveCapacity(min(Int(info.st_size) + 1, limit)) }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { raw in retryingEINTR { Glibc.read(fd, raw.baseAddress, raw.count) } }
+        while bytes.count < limit {
+            let wanted = min(buffer.count, limit - bytes.count)
+            let n = buffer.withUnsafeMutableBytes { raw in retryingEINTR { Glibc.read(fd, raw.baseAddress, wanted) } }
             if n < 0 { throw .io(call: "read", path: path, errno: errno) }
             if n == 0 { return bytes }
             bytes.append(contentsOf: buffer[0..<n])
         }
+        return bytes
     }
 
     /// `count` bytes of the open file `fd` from byte `offset` (`pread`: the descriptor's offset is not moved).

@@ -52,8 +52,7 @@ final class JournalFile {
     /// - Parameter prefix: read only the journal's first `prefix` bytes (what a compaction snapshots, while appends
     ///   go on after them); `nil` for the whole file.
     static func read(path: String, prefix: Int? = nil) throws(StorageError) -> Contents {
-        guard var bytes = try FileBytes.read(path) else { return Contents() }
-        if let prefix, prefix < bytes.count { bytes.removeSubrange(prefix...) }
+        guard let bytes = try FileBytes.read(path, limit: prefix ?? .max) else { return Contents() }
         let lines = try LineChunks.map(bytes, from: 0, firstLineNumber: 1) { line throws(StorageError) in
             (line.bytes.startIndex, line.number, try Self.record(line.bytes, line: line.number, path: path))
         }
