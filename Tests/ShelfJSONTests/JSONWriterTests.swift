@@ -1,3 +1,4 @@
+import ShelfTestSupport
 import Testing
 import ShelfJSON
 
@@ -11,18 +12,6 @@ private func number(_ text: String) -> JSONValue {
 
 /// Every U+0000–U+001F, plus the characters around them that must or must not be escaped.
 private let awkwardString = String(String.UnicodeScalarView((0...0x7F).compactMap(Unicode.Scalar.init))) + "é€😀\u{2028}\u{FEFF}"
-
-/// A small deterministic generator (SplitMix64) so random cases are reproducible.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// The escaping rules written as plainly as possible, one scalar at a time.
 private func naiveEscape(_ string: String) -> String {
@@ -143,7 +132,7 @@ struct JSONWriterTests {
         let alphabet: [Unicode.Scalar] = ["a", "\"", "\\", "\n", "\u{0}", "\u{1F}", " ", "/", "\u{7F}", "\u{A2}",
                                           "\u{A0}", "\u{DC}", "\u{301}", "\u{122}", "\u{2028}", "\u{FEFF}",
                                           "\u{1F600}", "\u{10FFFF}"]
-        var random = SeededGenerator(state: UInt64(seed))
+        var random = SplitMix64(seed: UInt64(seed))
         let length = Int.random(in: 0...40, using: &random)
         var scalars = String.UnicodeScalarView()
         for _ in 0..<length {

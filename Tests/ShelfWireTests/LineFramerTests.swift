@@ -1,3 +1,4 @@
+import ShelfTestSupport
 import Testing
 import ShelfWire
 
@@ -35,18 +36,6 @@ private func referenceFrame(_ stream: [UInt8], maxLineBytes: Int) -> [Event] {
         }
     }
     return events
-}
-
-/// A small deterministic generator (SplitMix64) so random cases are reproducible.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// A stream exercising every rule with an 8-byte limit: BOM, CRLF, blank lines, a lone CR, an over-long line,
@@ -92,7 +81,7 @@ struct LineFramerTests {
 
     @Test(arguments: 1...40)
     func randomStreamsAndChunkingsMatchTheReferenceRules(seed: Int) {
-        var random = SeededGenerator(state: UInt64(seed))
+        var random = SplitMix64(seed: UInt64(seed))
         let alphabet: [UInt8] = [0x61, 0x62, 0x20, 0x09, 0x0D, 0x0A, 0x0A, 0xEF, 0xBB, 0xBF]
         let limit = Int.random(in: 0...6, using: &random)
         let length = Int.random(in: 0...60, using: &random)

@@ -6,7 +6,7 @@ import Foundation
 /// and iteration stays in insertion order.
 public struct ItemCollection: Sendable, Equatable, Sequence {
     private var slots: [Item?] = []
-    private var positions: [UUID: Int] = [:]
+    private var positions = ItemIndex()
 
     /// An empty collection.
     public init() {}
@@ -15,7 +15,7 @@ public struct ItemCollection: Sendable, Equatable, Sequence {
     public static func make(_ items: [Item]) -> Result<ItemCollection, DuplicateID> {
         var collection = ItemCollection()
         collection.slots.reserveCapacity(items.count)
-        collection.positions.reserveCapacity(items.count)
+        collection.positions = ItemIndex(minimumCapacity: items.count)
         for item in items where !collection.append(item) {
             return .failure(DuplicateID(id: item.id))
         }
@@ -41,18 +41,15 @@ public struct ItemCollection: Sendable, Equatable, Sequence {
 
     /// The item with `id`, if present.
     public subscript(id: UUID) -> Item? {
-        guard let position = positions[id] else { return nil }
+        guard let position = positions.position(of: id, in: slots) else { return nil }
         return slots[position]
     }
 
     /// Appends `item`; returns false (and changes nothing) when its id is already present.
     @discardableResult
     public mutating func append(_ item: Item) -> Bool {
-        // One hash probe on the usual path; a duplicate (refused) puts the old position back.
-        if let existing = positions.updateValue(slots.count, forKey: item.id) {
-            positions[item.id] = existing
-            return false
-        }
+        // One hash probe: a duplicate is found on the way to the free bucket.
+        if positions.insert(item.id, at: slots.count, in: slots) != nil { return false }
         slots.append(item)
         return true
     }
@@ -60,7 +57,7 @@ public struct ItemCollection: Sendable, Equatable, Sequence {
     /// Replaces the item with the same id; returns false when there is none.
     @discardableResult
     public mutating func replace(_ item: Item) -> Bool {
-        guard let position = positions[item.id] else { return false }
+        guard let position = positions.position(of: item.id, in: slots) else { return false }
         slots[position] = item
         return true
     }
@@ -68,7 +65,7 @@ public struct ItemCollection: Sendable, Equatable, Sequence {
     /// Removes and returns the item with `id`.
     @discardableResult
     public mutating func remove(id: UUID) -> Item? {
-        guard let position = positions.removeValue(forKey: id) else { return nil }
+        guard let position = positions.remove(id, in: slots) else { return nil }
         let removed = slots[position]
         slots[position] = nil
         if slots.count > 64, slots.count > 2 * positions.count { compact() }
@@ -87,9 +84,9 @@ public struct ItemCollection: Sendable, Equatable, Sequence {
 
     private mutating func compact() {
         slots = slots.filter { $0 != nil }
-        positions.removeAll(keepingCapacity: true)
+        positions.removeAll()
         for (position, item) in slots.enumerated() {
-            if let item { positions[item.id] = position }
+            if let item { _ = positions.insert(item.id, at: position, in: slots) }
         }
     }
 

@@ -6,24 +6,6 @@ import Synchronization
 import Testing
 import ShelfTestSupport
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator, so a failing random run can be replayed from
-/// the seed printed with the failure.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A real `Server` like `TestServer` (127.0.0.1, port 0; ids `TestServer.id(n)` from 1 and the same test clock),
 /// but built here so that the `ReadingList` gets a `historyLimit` (`TestServer.start` keeps the default) and the
 /// log can be recorded.

@@ -1,4 +1,6 @@
-/// The fuzzer's generator: SplitMix64 (Support/CollaborationSupport.swift), so a failure can be replayed from the
+import ShelfTestSupport
+
+/// The fuzzer's generator: SplitMix64 (ShelfTestSupport), so a failure can be replayed from the
 /// seed and iteration it prints.
 typealias FuzzRandom = SplitMix64
 
