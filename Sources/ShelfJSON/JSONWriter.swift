@@ -13,9 +13,9 @@ public enum JSONWriter {
     public static func append(_ value: JSONValue, to out: inout [UInt8]) {
         switch value {
         case .null:
-            appendASCII("null", to: &out)
+            appendRaw("null", to: &out)
         case .bool(let flag):
-            appendASCII(flag ? "true" : "false", to: &out)
+            appendRaw(flag ? "true" : "false", to: &out)
         case .number(let number):
             out.append(contentsOf: number.text.utf8)
         case .string(let string):
@@ -107,7 +107,23 @@ public enum JSONWriter {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
-    private static func appendASCII(_ text: StaticString, to out: inout [UInt8]) {
+    /// Appends `text` as it is: a fixed piece of JSON (`{"revision":`), copied in one go — appending a literal's
+    /// `.utf8` view goes through the generic sequence path, which showed in the profile of every reply.
+    public static func appendRaw(_ text: StaticString, to out: inout [UInt8]) {
         out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Appends `value` in decimal (a JSON number), without building a String.
+    public static func appendInteger(_ value: UInt64, to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = value
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 }

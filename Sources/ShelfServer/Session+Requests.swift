@@ -190,11 +190,11 @@ extension Session {
         let encode: @Sendable () -> Encoded = {
             var bytes: [UInt8] = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
             JSONWriter.append(id.json, to: &bytes)
-            bytes.append(contentsOf: #","result":{"revision":"#.utf8)
-            bytes.append(contentsOf: String(snapshot.revision).utf8)
-            bytes.append(contentsOf: #","items":"#.utf8)
+            JSONWriter.appendRaw(#","result":{"revision":"#, to: &bytes)
+            JSONWriter.appendInteger(snapshot.revision, to: &bytes)
+            JSONWriter.appendRaw(#","items":"#, to: &bytes)
             bytes.append(contentsOf: listCache.items(filter, of: snapshot))
-            bytes.append(contentsOf: "}}".utf8)
+            JSONWriter.appendRaw("}}", to: &bytes)
             return Encoded(json: bytes, revision: snapshot.revision)
         }
         guard snapshot.items.count > Self.largeListItems else { return encode() }

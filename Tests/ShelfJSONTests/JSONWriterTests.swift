@@ -155,4 +155,20 @@ struct JSONWriterTests {
         JSONWriter.appendString(awkwardString, to: &out)
         #expect(out == JSONWriter.encode(.string(awkwardString)))
     }
+
+    @Test("integers are written in decimal exactly as String(_:) writes them, up to UInt64.max",
+          arguments: [0, 7, 9, 10, 99, 100, 1_000_000, 12_345_678_901, UInt64.max - 1, UInt64.max] as [UInt64])
+    func integers(_ value: UInt64) {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        JSONWriter.appendInteger(value, to: &out)
+        #expect(out == Array("[\(value)".utf8))
+    }
+
+    @Test("a raw piece is appended byte for byte after what is there")
+    func rawPieces() {
+        var out: [UInt8] = Array("x".utf8)
+        JSONWriter.appendRaw(#"{"revision":"#, to: &out)
+        JSONWriter.appendRaw("", to: &out)
+        #expect(out == Array(#"x{"revision":"#.utf8))
+    }
 }

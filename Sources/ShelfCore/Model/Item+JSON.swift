@@ -17,14 +17,14 @@ extension Item {
     /// Appends the same JSON as `JSONWriter.append(json)` directly, without building a `JSONValue`: the path
     /// `list` replies, snapshots and notifications take for every item.
     public func appendJSON(to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: #"{"id":""#.utf8)
+        JSONWriter.appendRaw(#"{"id":""#, to: &bytes)
         id.appendWireText(to: &bytes)
-        bytes.append(contentsOf: #"","title":"#.utf8)
+        JSONWriter.appendRaw(#"","title":"#, to: &bytes)
         JSONWriter.appendString(title, to: &bytes)
-        bytes.append(contentsOf: isRead ? #","isRead":true,"addedAt":""#.utf8 : #","isRead":false,"addedAt":""#.utf8)
+        JSONWriter.appendRaw(isRead ? #","isRead":true,"addedAt":""# : #","isRead":false,"addedAt":""#, to: &bytes)
         Timestamp.append(addedAt, to: &bytes)
-        bytes.append(contentsOf: #"","revision":"#.utf8)
-        bytes.append(contentsOf: String(revision).utf8)
+        JSONWriter.appendRaw(#"","revision":"#, to: &bytes)
+        JSONWriter.appendInteger(revision, to: &bytes)
         bytes.append(UInt8(ascii: "}"))
     }
 

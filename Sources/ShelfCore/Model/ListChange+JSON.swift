@@ -12,9 +12,9 @@ extension RevisionedChange {
     /// Appends the same JSON as `JSONWriter.append(json)` directly, without building a `JSONValue`: every journal
     /// record and every `changed` notification is this shape.
     public func appendJSON(to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: #"{"revision":"#.utf8)
-        bytes.append(contentsOf: String(revision).utf8)
-        bytes.append(contentsOf: #","change":"#.utf8)
+        JSONWriter.appendRaw(#"{"revision":"#, to: &bytes)
+        JSONWriter.appendInteger(revision, to: &bytes)
+        JSONWriter.appendRaw(#","change":"#, to: &bytes)
         change.appendJSON(to: &bytes)
         bytes.append(UInt8(ascii: "}"))
     }
@@ -42,13 +42,13 @@ extension ListChange {
     public func appendJSON(to bytes: inout [UInt8]) {
         switch self {
         case .added(let item), .updated(let item):
-            bytes.append(contentsOf: (self.isAdded ? #"{"kind":"added","item":"# : #"{"kind":"updated","item":"#).utf8)
+            JSONWriter.appendRaw(self.isAdded ? #"{"kind":"added","item":"# : #"{"kind":"updated","item":"#, to: &bytes)
             item.appendJSON(to: &bytes)
             bytes.append(UInt8(ascii: "}"))
         case .removed(let id):
-            bytes.append(contentsOf: #"{"kind":"removed","id":""#.utf8)
+            JSONWriter.appendRaw(#"{"kind":"removed","id":""#, to: &bytes)
             id.appendWireText(to: &bytes)
-            bytes.append(contentsOf: #""}"#.utf8)
+            JSONWriter.appendRaw(#""}"#, to: &bytes)
         }
     }
 

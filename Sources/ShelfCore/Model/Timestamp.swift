@@ -27,26 +27,30 @@ public enum Timestamp {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends the 24 characters of `format(date)` without building a String.
+    /// Appends the 24 characters of `format(date)` without building a String: written into a stack buffer, then
+    /// appended at once (one capacity check instead of 24; this runs for every item of every reply).
     public static func append(_ date: Date, to bytes: inout [UInt8]) {
         let ms = milliseconds(date)
         let days = floorDivide(ms, millisecondsPerDay)
         let inDay = ms - days * millisecondsPerDay
         let (year, month, day) = civil(fromDays: days)
-        append(max(0, min(9999, year)), digits: 4, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        append(month, digits: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        append(day, digits: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "T"))
-        append(inDay / 3_600_000, digits: 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        append(inDay / 60_000 % 60, digits: 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        append(inDay / 1000 % 60, digits: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "."))
-        append(inDay % 1000, digits: 3, to: &bytes)
-        bytes.append(UInt8(ascii: "Z"))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
+            put(max(0, min(9999, year)), digits: 4, at: 0, in: text)
+            text[4] = UInt8(ascii: "-")
+            put(month, digits: 2, at: 5, in: text)
+            text[7] = UInt8(ascii: "-")
+            put(day, digits: 2, at: 8, in: text)
+            text[10] = UInt8(ascii: "T")
+            put(inDay / 3_600_000, digits: 2, at: 11, in: text)
+            text[13] = UInt8(ascii: ":")
+            put(inDay / 60_000 % 60, digits: 2, at: 14, in: text)
+            text[16] = UInt8(ascii: ":")
+            put(inDay / 1000 % 60, digits: 2, at: 17, in: text)
+            text[19] = UInt8(ascii: ".")
+            put(inDay % 1000, digits: 3, at: 20, in: text)
+            text[23] = UInt8(ascii: "Z")
+            bytes.append(contentsOf: UnsafeBufferPointer(text))
+        }
     }
 
     /// Parses RFC 3339 text (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, `T` and `Z` in either case) with a real
@@ -111,14 +115,12 @@ public enum Timestamp {
         return value
     }
 
-    private static func append(_ value: Int64, digits: Int, to bytes: inout [UInt8]) {
-        var divisor: Int64 = 1
-        for _ in 1..<digits { divisor *= 10 }
+    /// Writes `value` (0 ≤ value < 10^digits) as `digits` decimal digits, zero-padded, from `start`.
+    private static func put(_ value: Int64, digits: Int, at start: Int, in text: UnsafeMutableBufferPointer<UInt8>) {
         var rest = value
-        while divisor > 0 {
-            bytes.append(UInt8(48 + rest / divisor))
-            rest %= divisor
-            divisor /= 10
+        for index in stride(from: start + digits - 1, through: start, by: -1) {
+            text[index] = UInt8(48 + rest % 10)
+            rest /= 10
         }
     }
 

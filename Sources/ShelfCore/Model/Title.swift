@@ -46,8 +46,12 @@ public enum Title {
         // Most titles need no trimming; Foundation's trimming is the costly part of an `add`.
         let trimmed = needsTrimming(raw) ? raw.trimmingCharacters(in: .whitespacesAndNewlines) : raw
         if trimmed.isEmpty { return .failure(.blank) }
-        // Every control character is ASCII, and in UTF-8 a byte below 0x80 is always an ASCII scalar.
-        if let bad = trimmed.utf8.first(where: { $0 < 0x20 || $0 == 0x7F }) {
+        // Every control character is ASCII, and in UTF-8 a byte below 0x80 is always an ASCII scalar. Scanned as
+        // contiguous bytes: iterating the UTF-8 view one element at a time showed in the profile of every `add`.
+        let isControlByte: (UInt8) -> Bool = { $0 < 0x20 || $0 == 0x7F }
+        let bad = trimmed.utf8.withContiguousStorageIfAvailable { $0.first(where: isControlByte) }
+            ?? trimmed.utf8.first(where: isControlByte)
+        if let bad {
             return .failure(.controlCharacter(scalar: UInt32(bad)))
         }
         // A title can have no more characters than UTF-8 bytes, so short ones need no counting.

@@ -9,18 +9,29 @@ extension UUID {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends the 36 characters of `wireString` without building a String.
+    /// Appends the 36 characters of `wireString` without building a String: written into a stack buffer, then
+    /// appended at once (one capacity check instead of 36; this runs for every item of every reply).
     public func appendWireText(to bytes: inout [UInt8]) {
-        let digits: StaticString = "0123456789abcdef"
-        withUnsafeBytes(of: uuid) { raw in
-            digits.withUTF8Buffer { hex in
-                for (index, byte) in raw.enumerated() {
-                    if index == 4 || index == 6 || index == 8 || index == 10 { bytes.append(UInt8(ascii: "-")) }
-                    bytes.append(hex[Int(byte >> 4)])
-                    bytes.append(hex[Int(byte & 0x0F)])
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { text in
+            withUnsafeBytes(of: uuid) { raw in
+                var offset = 0
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        text[offset] = UInt8(ascii: "-")
+                        offset += 1
+                    }
+                    text[offset] = Self.hexDigit(raw[index] >> 4)
+                    text[offset + 1] = Self.hexDigit(raw[index] & 0x0F)
+                    offset += 2
                 }
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(text))
         }
+    }
+
+    /// The lowercase hex digit of a value 0...15.
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
     }
 
     /// Parses the 36-character hyphenated form, hex digits in either case — what `UUID(uuidString:)` accepts, at a

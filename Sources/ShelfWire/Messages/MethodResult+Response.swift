@@ -9,22 +9,22 @@ extension MethodResult {
     ///   - id: the request's id.
     ///   - bytes: the buffer to append to (no LF is added).
     public func appendResponse(id: RequestID, to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: #"{"jsonrpc":"2.0","id":"#.utf8)
+        JSONWriter.appendRaw(#"{"jsonrpc":"2.0","id":"#, to: &bytes)
         JSONWriter.append(id.json, to: &bytes)
-        bytes.append(contentsOf: #","result":"#.utf8)
+        JSONWriter.appendRaw(#","result":"#, to: &bytes)
         switch self {
         case .item(let revision, let item):
-            bytes.append(contentsOf: #"{"revision":"#.utf8)
-            bytes.append(contentsOf: String(revision).utf8)
-            bytes.append(contentsOf: #","item":"#.utf8)
+            JSONWriter.appendRaw(#"{"revision":"#, to: &bytes)
+            JSONWriter.appendInteger(revision, to: &bytes)
+            JSONWriter.appendRaw(#","item":"#, to: &bytes)
             item.appendJSON(to: &bytes)
             bytes.append(UInt8(ascii: "}"))
         case .removed(let revision, let id):
-            bytes.append(contentsOf: #"{"revision":"#.utf8)
-            bytes.append(contentsOf: String(revision).utf8)
-            bytes.append(contentsOf: #","id":""#.utf8)
+            JSONWriter.appendRaw(#"{"revision":"#, to: &bytes)
+            JSONWriter.appendInteger(revision, to: &bytes)
+            JSONWriter.appendRaw(#","id":""#, to: &bytes)
             id.appendWireText(to: &bytes)
-            bytes.append(contentsOf: #""}"#.utf8)
+            JSONWriter.appendRaw(#""}"#, to: &bytes)
         default:
             JSONWriter.append(json, to: &bytes)
         }
