@@ -23,6 +23,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var idleTimeout: Duration?
     /// When set, every connection must `auth` with this token before anything but `hello` and `ping`.
     public var token: String?
+    /// The most bytes a session reads at once, in bytes; a read that comes back this full lets the event loop serve
+    /// other connections first. Not a flag: tests make it tiny, so that a fast sender fills every read.
+    var readChunkBytes = 65_536
 
     public init(
         listen: HostPort = HostPort(host: "127.0.0.1", port: ProtocolInfo.defaultPort),

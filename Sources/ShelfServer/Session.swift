@@ -84,7 +84,7 @@ final class Session: Sendable {
         while !Task.isCancelled, context.keepReading {
             let bytes: [UInt8]
             do {
-                bytes = try await connection.read(maxBytes: Self.readChunkBytes)
+                bytes = try await connection.read(maxBytes: configuration.readChunkBytes)
             } catch {
                 return
             }
@@ -123,7 +123,7 @@ final class Session: Sendable {
             if atEnd { return }
             // A full read means more is waiting, and the next read will not wait for readiness: without this a peer
             // that streams bytes (say, blank lines or one endless line) would keep the event loop to itself.
-            if bytes.count == Self.readChunkBytes {
+            if bytes.count == configuration.readChunkBytes {
                 handledThisTurn = 0
                 await connection.executor.nextRound()
             }
@@ -132,9 +132,6 @@ final class Session: Sendable {
 
     /// The most requests a session carries out before letting the event loop serve other connections.
     static let requestsPerTurn = 256
-
-    /// The most bytes one read takes (`TCPConnection.read`'s default).
-    static let readChunkBytes = 65_536
 
     /// Runs the reply jobs in order and writes their lines, each after the notifications it must follow. After a
     /// write fails (the peer vanished) it keeps running the remaining jobs without writing, so every submitted
