@@ -1,5 +1,5 @@
 import Foundation
-import ShelfCore
+@testable import ShelfCore
 import Testing
 
 /// `ItemCollection`: insertion order, lookup by id, and compaction after many removals.
@@ -131,5 +131,65 @@ struct ItemCollectionTests {
 
         #expect(withHole == (try ItemCollection.make([all[0], all[2]]).get()))
         #expect(withHole != (try ItemCollection.make([all[2], all[0]]).get()))
+    }
+
+    @Test("after a snapshot, an append, a replace and a removal each copy one page and at most one index shard; the snapshot keeps its items")
+    func changesAfterASnapshotCopyOnePage() throws {
+        let all = items(5000)
+        let original = try ItemCollection.make(all).get()
+        var collection = original
+        let pages = original.pageAddresses
+        let shards = original.indexShardAddresses
+        #expect(pages.count == 5)
+        // A change may copy one shard: 1/64 of the index.
+        #expect(shards.count == 64)
+
+        let appended = collection.append(item(9001, "Extra", revision: 9001))
+        #expect(appended)
+        #expect(differences(collection.pageAddresses, pages) == [4])
+        #expect(differences(collection.indexShardAddresses, shards).count == 1)
+
+        collection = original
+        var renamed = all[1500]
+        renamed.title = "Renamed"
+        let replaced = collection.replace(renamed)
+        #expect(replaced)
+        #expect(differences(collection.pageAddresses, pages) == [1])
+        #expect(collection.indexShardAddresses == shards)
+
+        collection = original
+        let removed = collection.remove(id: all[10].id)
+        #expect(removed == all[10])
+        #expect(differences(collection.pageAddresses, pages) == [0])
+        #expect(differences(collection.indexShardAddresses, shards).count == 1)
+
+        #expect(original.pageAddresses == pages)
+        #expect(original.indexShardAddresses == shards)
+        #expect(original.items == all)
+        #expect(original[all[10].id] == all[10])
+    }
+
+    @Test("positions across page boundaries: items 1,023 to 1,025 and 2,048 are found, replaced and removed")
+    func pageBoundaries() throws {
+        let all = items(2100)
+        var collection = try ItemCollection.make(all).get()
+        for index in [0, 1022, 1023, 1024, 2047, 2048, 2099] {
+            #expect(collection[all[index].id] == all[index])
+            var updated = all[index]
+            updated.isRead = true
+            let replaced = collection.replace(updated)
+            #expect(replaced)
+            #expect(collection[all[index].id] == updated)
+        }
+        let removed = collection.remove(id: all[1024].id)
+        #expect(removed?.id == all[1024].id)
+        #expect(collection[all[1024].id] == nil)
+        #expect(collection.count == 2099)
+        #expect(collection.items.map(\.id) == all.map(\.id).filter { $0 != all[1024].id })
+    }
+
+    /// The indices where two address lists differ.
+    private func differences(_ lhs: [UInt], _ rhs: [UInt]) -> [Int] {
+        zip(lhs, rhs).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
     }
 }

@@ -2,11 +2,22 @@ import Foundation
 
 /// The items of a list in the order they were added, with O(1) lookup, update and removal by id.
 ///
+/// Items sit in pages of `pageSize` slots, found by position (`position / pageSize`, `position % pageSize`).
+/// The collection is a value every snapshot of the list shares; paging makes the first change after a snapshot
+/// copy one page and one index shard (`ItemIndex`) instead of the whole list, and appending never moves the
+/// items already there. With a million items, a `list` being encoded used to make the next change copy ~90 MB
+/// on the event loop.
+///
 /// Removal leaves a hole that is reclaimed once holes outnumber live items, so every operation is amortised O(1)
 /// and iteration stays in insertion order.
 public struct ItemCollection: Sendable, Equatable, Sequence {
-    private var slots: [Item?] = []
+    private var pages: [[Item?]] = []
+    /// Slots in use, holes included: the next item goes to position `slotCount`.
+    private var slotCount = 0
     private var positions = ItemIndex()
+
+    /// Slots per page.
+    static let pageSize = 1024
 
     /// An empty collection.
     public init() {}
@@ -14,7 +25,7 @@ public struct ItemCollection: Sendable, Equatable, Sequence {
     /// Builds a collection from items in order; fails with the first id that appears twice.
     public static func make(_ items: [Item]) -> Result<ItemCollection, DuplicateID> {
         var collection = ItemCollection()
-        collection.slots.reserveCapacity(items.count)
+        collection.pages.reserveCapacity(items.count / pageSize + 1)
         collection.positions = ItemIndex(minimumCapacity: items.count)
         for item in items where !collection.append(item) {
             return .failure(DuplicateID(id: item.id))
@@ -32,43 +43,56 @@ public struct ItemCollection: Sendable, Equatable, Sequence {
     public var count: Int { positions.count }
 
     /// The items in insertion order.
-    public var items: [Item] { slots.compactMap { $0 } }
+    public var items: [Item] {
+        var items: [Item] = []
+        items.reserveCapacity(count)
+        for page in pages {
+            for slot in page { if let slot { items.append(slot) } }
+        }
+        return items
+    }
 
     /// Iterates the items in insertion order without copying them into an array.
     public func makeIterator() -> some IteratorProtocol<Item> {
-        slots.lazy.compactMap { $0 }.makeIterator()
+        pages.lazy.joined().compactMap { $0 }.makeIterator()
     }
 
     /// The item with `id`, if present.
     public subscript(id: UUID) -> Item? {
-        guard let position = positions.position(of: id, in: slots) else { return nil }
-        return slots[position]
+        guard let position = positions.position(of: id, idAt: { Self.id(at: $0, in: pages) }) else { return nil }
+        return slot(position)
     }
 
     /// Appends `item`; returns false (and changes nothing) when its id is already present.
     @discardableResult
     public mutating func append(_ item: Item) -> Bool {
         // One hash probe: a duplicate is found on the way to the free bucket.
-        if positions.insert(item.id, at: slots.count, in: slots) != nil { return false }
-        slots.append(item)
+        if positions.insert(item.id, at: slotCount, idAt: { Self.id(at: $0, in: pages) }) != nil { return false }
+        if slotCount % Self.pageSize == 0 {
+            var page: [Item?] = []
+            page.reserveCapacity(Self.pageSize)
+            pages.append(page)
+        }
+        pages[pages.count - 1].append(item)
+        slotCount += 1
         return true
     }
 
     /// Replaces the item with the same id; returns false when there is none.
     @discardableResult
     public mutating func replace(_ item: Item) -> Bool {
-        guard let position = positions.position(of: item.id, in: slots) else { return false }
-        slots[position] = item
+        guard let position = positions.position(of: item.id, idAt: { Self.id(at: $0, in: pages) }) else { return false }
+        pages[position / Self.pageSize][position % Self.pageSize] = item
         return true
     }
 
     /// Removes and returns the item with `id`.
     @discardableResult
     public mutating func remove(id: UUID) -> Item? {
-        guard let position = positions.remove(id, in: slots) else { return nil }
-        let removed = slots[position]
-        slots[position] = nil
-        if slots.count > 64, slots.count > 2 * positions.count { compact() }
+        guard let position = positions.remove(id, idAt: { Self.id(at: $0, in: pages) }) else { return nil }
+        let removed = slot(position)
+        pages[position / Self.pageSize][position % Self.pageSize] = nil
+        if slotCount > 64, slotCount > 2 * positions.count { compact() }
         return removed
     }
 
@@ -82,12 +106,29 @@ public struct ItemCollection: Sendable, Equatable, Sequence {
         }
     }
 
+    /// Where each page's slots are stored (for tests: after a change, the pages it did not touch are still the
+    /// ones a snapshot shares).
+    var pageAddresses: [UInt] {
+        pages.map { page in page.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } }
+    }
+
+    /// Where each index shard is stored (see `pageAddresses`).
+    var indexShardAddresses: [UInt] { positions.shardAddresses }
+
+    private func slot(_ position: Int) -> Item? {
+        pages[position / Self.pageSize][position % Self.pageSize]
+    }
+
+    private static func id(at position: Int, in pages: [[Item?]]) -> UUID? {
+        pages[position / pageSize][position % pageSize]?.id
+    }
+
     private mutating func compact() {
-        slots = slots.filter { $0 != nil }
+        let live = items
+        pages = []
+        slotCount = 0
         positions.removeAll()
-        for (position, item) in slots.enumerated() {
-            if let item { _ = positions.insert(item.id, at: position, in: slots) }
-        }
+        for item in live { append(item) }
     }
 
     /// Equal when the same items are there in the same order (holes left by removals do not count).
