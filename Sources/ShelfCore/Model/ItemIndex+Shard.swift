@@ -19,13 +19,18 @@ extension ItemIndex {
         }
 
         func position(of id: UUID, hash: UInt64, idAt: (Int) -> UUID?) -> Int? {
+            find(id, hash: hash, idAt: idAt)?.position
+        }
+
+        /// The bucket holding `id`'s entry and the position stored there, if any.
+        private func find(_ id: UUID, hash: UInt64, idAt: (Int) -> UUID?) -> (bucket: Int, position: Int)? {
             guard !table.isEmpty else { return nil }
             let mask = table.count - 1
             var bucket = home(hash)
             while true {
                 let entry = table[bucket]
                 if entry == 0 { return nil }
-                if entry >> 32 == hash, let position = Self.position(entry), idAt(position) == id { return position }
+                if entry >> 32 == hash, let position = Self.position(entry), idAt(position) == id { return (bucket, position) }
                 bucket = (bucket + 1) & mask
             }
         }
@@ -46,19 +51,10 @@ extension ItemIndex {
         }
 
         mutating func remove(_ id: UUID, hash: UInt64, idAt: (Int) -> UUID?) -> Int? {
-            guard !table.isEmpty else { return nil }
-            let mask = table.count - 1
-            var bucket = home(hash)
-            while true {
-                let entry = table[bucket]
-                if entry == 0 { return nil }
-                if entry >> 32 == hash, let position = Self.position(entry), idAt(position) == id {
-                    closeGap(at: bucket)
-                    count -= 1
-                    return position
-                }
-                bucket = (bucket + 1) & mask
-            }
+            guard let (bucket, position) = find(id, hash: hash, idAt: idAt) else { return nil }
+            closeGap(at: bucket)
+            count -= 1
+            return position
         }
 
         mutating func removeAll() {
