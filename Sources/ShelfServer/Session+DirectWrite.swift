@@ -1,3 +1,4 @@
+import ShelfCore
 import ShelfWire
 
 extension Session {
@@ -13,7 +14,11 @@ extension Session {
             // Requests read meanwhile queue behind this reply, and notifications wait for it (the outbox holds
             // them while a direct write is on).
             list.whenAnswered(submission) { [self] outcome in
-                finishDirectReply(id.map { Self.encode(id: $0, mutation: outcome) }, window: window)
+                guard let id else { return finishDirectReply(nil, window: window) }
+                var bytes: [UInt8] = []
+                bytes.reserveCapacity(256)
+                appendDirectReply(id: id, mutation: outcome, to: &bytes)
+                finishDirectWrite(bytes, releasing: 1, of: window)
             }
             return
         }
@@ -28,9 +33,24 @@ extension Session {
             outbox.endDirectWrite()
             return
         }
-        var bytes: [UInt8] = []
-        appendDirectReply(reply, to: &bytes)
-        finishDirectWrite(bytes, releasing: 1, of: window)
+        let notifications = outbox.takeNotifications(upTo: reply.revision)
+        guard notifications.isEmpty, reply.before.isEmpty else {
+            var bytes = notifications
+            appendDirectReply(reply, to: &bytes)
+            return finishDirectWrite(bytes, releasing: 1, of: window)
+        }
+        // Nothing goes before it: the response's own buffer becomes the line.
+        var line = reply.json
+        line.append(0x0A)
+        finishDirectWrite(line, releasing: 1, of: window)
+    }
+
+    /// Appends what a direct write sends for a mutation's reply: the queued notifications it must follow, then its
+    /// line, written in place (no buffer per reply).
+    func appendDirectReply(id: RequestID, mutation outcome: Result<MutationResult, ReadingListError>, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: outbox.takeNotifications(upTo: Self.revision(of: outcome)))
+        Self.appendResponse(id: id, mutation: outcome, to: &bytes)
+        bytes.append(0x0A)
     }
 
     /// Appends what a direct write sends for `reply`: the queued notifications it must follow, then its lines.

@@ -72,9 +72,10 @@ extension Session {
             return
         }
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(run.count * 256)
         for (request, outcome) in zip(run, outcomes) {
             guard let id = request.id else { continue }
-            appendDirectReply(Self.encode(id: id, mutation: outcome), to: &bytes)
+            appendDirectReply(id: id, mutation: outcome, to: &bytes)
         }
         finishDirectWrite(bytes, releasing: run.count, of: window)
     }

@@ -241,20 +241,32 @@ extension Session {
     /// The response to a mutation: `{"revision","item"}` or `{"revision","id"}` (written straight to bytes), or its
     /// error.
     static func encode(id: RequestID, mutation outcome: Result<MutationResult, ReadingListError>) -> Encoded {
+        var json: [UInt8] = []
+        json.reserveCapacity(256)
+        appendResponse(id: id, mutation: outcome, to: &json)
+        return Encoded(json: json, revision: revision(of: outcome))
+    }
+
+    /// Appends the response `encode(id:mutation:)` makes (no LF) to `bytes`, with no buffer of its own.
+    static func appendResponse(id: RequestID, mutation outcome: Result<MutationResult, ReadingListError>, to bytes: inout [UInt8]) {
         switch outcome {
         case .success(let result):
             let method: MethodResult =
                 if let item = result.item { .item(revision: result.revision, item: item) }
                 else { .removed(revision: result.revision, id: result.id) }
-            var json: [UInt8] = []
-            json.reserveCapacity(256)
-            method.appendResponse(id: id, to: &json)
-            return Encoded(json: json, revision: result.revision)
+            method.appendResponse(id: id, to: &bytes)
         case .failure(let error):
-            // A conflict names the list's revision (`data.revision`): like a success reply, it follows the
-            // connection's notifications up to it (protocol/PROTOCOL.md §6).
-            let revision: Revision? = if case .conflict(let current) = error { current } else { nil }
-            return encode(RPCResponse(id: id, outcome: .failure(RPCError(error))), revision: revision)
+            JSONWriter.append(RPCResponse(id: id, outcome: .failure(RPCError(error))).json, to: &bytes)
+        }
+    }
+
+    /// The list revision a mutation's response carries: the one reached, or for a conflict the list's (`data.revision`).
+    /// Like a success reply, a conflict follows the connection's notifications up to it (protocol/PROTOCOL.md §6).
+    static func revision(of outcome: Result<MutationResult, ReadingListError>) -> Revision? {
+        switch outcome {
+        case .success(let result): result.revision
+        case .failure(.conflict(let current)): current
+        case .failure: nil
         }
     }
 

@@ -48,6 +48,24 @@ struct ReactorExecutorTests {
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 != $1 }, "\(seen)")
     }
 
+    @Test("reads on the loop reuse one buffer; off the loop, or larger than it, each read gets its own")
+    func readBufferReuse() async throws {
+        let reactor = try Reactor()
+        let executor = reactor.executor
+        let address: @Sendable (Int) -> UInt = { capacity in
+            executor.withReadBuffer(capacity: capacity) { buffer in
+                buffer.count >= capacity ? UInt(bitPattern: buffer.baseAddress) : 0
+            }
+        }
+        let onLoop = try await withDeadline {
+            await Task(executorPreference: executor) { [address(16), address(65_536), address(65_537)] }.value
+        }
+        #expect(onLoop[0] != 0)
+        #expect(onLoop[0] == onLoop[1])
+        #expect(onLoop[2] != onLoop[0])
+        #expect(address(16) != onLoop[0])
+    }
+
     @Test("off the loop, waiting for the next round returns at once")
     func nextRoundOffTheLoop() async throws {
         let reactor = try Reactor()

@@ -20,11 +20,31 @@ public final class ReactorExecutor: TaskExecutor, Sendable {
     private let queue: ReactorJobQueue
     /// Work to run when the current round's jobs are done (`afterRound`); touched on the loop thread only.
     private let roundEnd = Mutex<[@Sendable () -> Void]>([])
+    /// The loop thread's buffer for socket reads (`withReadBuffer`), `readBufferBytes` long; only that thread
+    /// touches it, one read at a time.
+    private nonisolated(unsafe) let readBuffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: readBufferBytes)
 
     /// - Parameter wakeFD: the reactor's eventfd, registered with its epoll instance.
     init(wakeFD: Int32) {
         queue = ReactorJobQueue(wakeFD: wakeFD)
         serial = ReactorSerialExecutor(queue: queue)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+    }
+
+    /// The size of the loop thread's read buffer: 64 KiB, `TCPConnection.read`'s largest usual read.
+    static let readBufferBytes = 65_536
+
+    /// Runs `body` with a buffer of at least `capacity` bytes for one socket read: on the loop thread its own
+    /// buffer, reused for every read (a fresh 64 KiB block per read cost a `malloc`, and its `free` made glibc
+    /// consolidate its free lists); elsewhere, or when larger, a temporary one. `body` must not keep the buffer.
+    func withReadBuffer<Result>(capacity: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Result) -> Result {
+        if capacity <= Self.readBufferBytes, queue.isLoopThread {
+            return body(UnsafeMutableBufferPointer(rebasing: readBuffer[0..<capacity]))
+        }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity, body)
     }
 
     /// Queues `job` to run on the reactor thread in a later round (`TaskExecutor`); from another thread, wakes the
@@ -82,11 +102,18 @@ public final class ReactorExecutor: TaskExecutor, Sendable {
             }
         }
         spare.removeAll(keepingCapacity: true)
-        let endings = roundEnd.withLock { roundEnd in
-            defer { roundEnd.removeAll(keepingCapacity: true) }
-            return roundEnd
+        // Taken out whole and handed back emptied, so the array's storage is reused round after round (copying it
+        // out and emptying the original allocated a new buffer every round).
+        var endings = roundEnd.withLock { roundEnd in
+            var taken: [@Sendable () -> Void] = []
+            swap(&taken, &roundEnd)
+            return taken
         }
         for ending in endings { ending() }
+        endings.removeAll(keepingCapacity: true)
+        roundEnd.withLock { roundEnd in
+            if roundEnd.isEmpty { swap(&roundEnd, &endings) }
+        }
     }
 
     /// Reactor thread, when it exits: later enqueues no longer touch the eventfd.

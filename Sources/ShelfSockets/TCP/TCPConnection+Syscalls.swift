@@ -8,10 +8,10 @@ enum IOAttempt<Value> {
 }
 
 extension TCPConnection {
-    /// One `read(2)` of at most `maxBytes` bytes into a temporary buffer; the result is copied so the returned
-    /// array holds only the bytes read. `[]` means end of stream.
-    static func readOnce(_ fd: Int32, _ maxBytes: Int) throws(SocketError) -> IOAttempt<[UInt8]> {
-        let (bytes, code) = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxBytes) { buffer in
+    /// One `read(2)` of at most `maxBytes` bytes into a scratch buffer (`ReactorExecutor.withReadBuffer`); the
+    /// result is copied so the returned array holds only the bytes read. `[]` means end of stream.
+    static func readOnce(_ fd: Int32, _ maxBytes: Int, scratch: ReactorExecutor) throws(SocketError) -> IOAttempt<[UInt8]> {
+        let (bytes, code) = scratch.withReadBuffer(capacity: maxBytes) { buffer in
             let count = Glibc.read(fd, buffer.baseAddress, maxBytes)
             guard count >= 0 else { return ([UInt8](), errno) }
             return (Array(UnsafeMutableBufferPointer(rebasing: buffer[0..<count])), Int32(0))

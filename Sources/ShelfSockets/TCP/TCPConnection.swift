@@ -54,7 +54,7 @@ public final class TCPConnection: Sendable {
             try await registration.readable.wait()
         }
         while true {
-            let outcome = try handle.withDescriptor { fd throws(SocketError) in try Self.readOnce(fd, maxBytes) }
+            let outcome = try handle.withDescriptor { fd throws(SocketError) in try Self.readOnce(fd, maxBytes, scratch: reactor.executor) }
             switch outcome {
             case .done(let bytes):
                 if !bytes.isEmpty, bytes.count < maxBytes { drained.store(true, ordering: .relaxed) }
