@@ -47,21 +47,27 @@ final class RequestWindow: Sendable {
         }
     }
 
-    /// Frees `count` slots.
+    /// Frees `count` slots under one lock (a pipelined run gives back many at once); one of them goes straight to
+    /// a waiting reader.
     func release(_ count: Int) {
-        for _ in 0..<count { release() }
+        guard count > 0 else { return }
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.free += count
+            guard let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            state.free -= 1
+            return waiter
+        }
+        waiter?.resume()
     }
 
     /// Frees a slot; hands it straight to a waiting reader.
     func release() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return waiter
-            }
-            state.free += 1
-            return nil
-        }
-        waiter?.resume()
+        release(1)
+    }
+
+    /// Whether a reader is parked in `acquire()` (for tests).
+    var hasWaiter: Bool {
+        state.withLock { $0.waiter != nil }
     }
 }
