@@ -7,7 +7,7 @@ public final class FileFaults: Sendable {
     /// syncDirectory), the journal truncation after a compaction or a failed append, and the zero bytes written
     /// ahead of the journal's records (preallocate: fails after the zeros are written, before they are synced), and
     /// the journal's replacement after a compaction during which rounds were appended (rotate: fails before it is
-    /// written; rotateSync: fails the directory sync after its rename).
+    /// written; rotateSync: fails the directory sync after its rename, and its retry before the next append).
     public enum Step: String, Sendable, Hashable, CaseIterable {
         case write, fsync, rename, syncDirectory, truncate, preallocate, rotate, rotateSync
     }

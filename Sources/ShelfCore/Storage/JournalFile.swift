@@ -18,6 +18,10 @@ final class JournalFile {
     /// Set when a failed append could not be cut back: the file may end in a partial record, so no more may be
     /// appended until the store is opened again (which drops the torn tail).
     private(set) var damaged = false
+    /// Set when the directory sync after a replacement's rename failed (`dropFirst`): the rename may not be
+    /// durable, so a restart could find the old journal, which lacks whatever is appended to this one from then on.
+    /// The next append retries the sync first and writes nothing unless it succeeds.
+    private var owedDirectorySync: (() throws(StorageError) -> Void)?
 
     init(path: String, faults: FileFaults?) {
         self.path = path
@@ -112,6 +116,13 @@ final class JournalFile {
     /// - Throws: the write or sync error; `.io(call: "ftruncate", …)` if even the cut fails (the store then stops
     ///   taking writes).
     func append(_ bytes: [UInt8]) throws(StorageError) {
+        if let sync = owedDirectorySync {
+            // Nothing is written before it succeeds: a record appended only to a journal the directory may not
+            // name could vanish at a restart after it was acknowledged.
+            try faults?.check(.rotateSync)
+            try sync()
+            owedDirectorySync = nil
+        }
         let before = length
         do throws(StorageError) {
             try faults?.check(.write)
@@ -157,10 +168,11 @@ final class JournalFile {
     /// journal is cut to 0 (`truncate`). Otherwise the records after them are written to `tempPath`, synced, renamed
     /// over the journal and the directory synced (protocol/STORAGE.md, "Compaction"), so at every moment the
     /// directory holds a journal that, with the new snapshot, is the whole list.
-    /// - Throws: a failure before the rename leaves this journal as it was; one after it marks the journal
-    ///   `damaged` (this handle already writes to the new file, but the rename may not be durable: a restart may
-    ///   find the old journal).
-    func dropFirst(_ count: Int, syncDirectory: () throws(StorageError) -> Void) throws(StorageError) {
+    /// - Throws: a failure before the rename leaves this journal as it was. After the rename, a failed directory
+    ///   sync is owed: this handle already writes to the new file, but a restart may find the old journal (which,
+    ///   with the new snapshot, still holds every record so far), so each later `append` first retries the sync
+    ///   and writes nothing until it succeeds.
+    func dropFirst(_ count: Int, syncDirectory: @escaping () throws(StorageError) -> Void) throws(StorageError) {
         if count >= length {
             try truncate(to: 0)
             return
@@ -181,16 +193,17 @@ final class JournalFile {
         // Renamed: from here on, only the new file may be written.
         close(fd)
         fd = temp
-        do throws(StorageError) {
-            try faults?.check(.rotateSync)
-            try syncDirectory()
-        } catch {
-            damaged = true
-            throw error
-        }
         length = rest.count
         allocated = rest.count
         preallocateAgainAt = 0
+        do throws(StorageError) {
+            try faults?.check(.rotateSync)
+            try syncDirectory()
+            owedDirectorySync = nil
+        } catch {
+            owedDirectorySync = syncDirectory
+            throw error
+        }
     }
 
     /// Cuts the journal to `newLength` bytes and syncs it. On failure the journal's true length is unknown, so it
