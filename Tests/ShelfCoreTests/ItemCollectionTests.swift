@@ -188,6 +188,18 @@ struct ItemCollectionTests {
         #expect(collection.items.map(\.id) == all.map(\.id).filter { $0 != all[1024].id })
     }
 
+    @Test("a list that shrank is compacted into an index sized for what is left")
+    func compactionShrinksTheIndex() throws {
+        let all = items(20_000)
+        var collection = try ItemCollection.make(all).get()
+        let grown = collection.indexCapacity
+        for item in all.dropFirst(100) { collection.remove(id: item.id) }
+        #expect(collection.count == 100)
+        #expect(collection.items == Array(all.prefix(100)))
+        #expect(collection.indexCapacity * 20 < grown, "\(collection.indexCapacity) buckets left of \(grown)")
+        #expect(all.prefix(100).allSatisfy { collection[$0.id] == $0 })
+    }
+
     /// The indices where two address lists differ.
     private func differences(_ lhs: [UInt], _ rhs: [UInt]) -> [Int] {
         zip(lhs, rhs).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)

@@ -115,6 +115,9 @@ public struct ItemCollection: Sendable, Equatable, Sequence {
     /// Where each index shard is stored (see `pageAddresses`).
     var indexShardAddresses: [UInt] { positions.shardAddresses }
 
+    /// Buckets in the index (for tests).
+    var indexCapacity: Int { positions.capacity }
+
     private func slot(_ position: Int) -> Item? {
         pages[position / Self.pageSize][position % Self.pageSize]
     }
@@ -127,7 +130,9 @@ public struct ItemCollection: Sendable, Equatable, Sequence {
         let live = items
         pages = []
         slotCount = 0
-        positions.removeAll()
+        // Sized for what is left: emptying the old index would keep (and zero) tables sized for the list at its
+        // largest, on every compaction after it shrank.
+        positions = ItemIndex(minimumCapacity: live.count)
         for item in live { append(item) }
     }
 

@@ -57,11 +57,6 @@ extension ItemIndex {
             return position
         }
 
-        mutating func removeAll() {
-            for bucket in table.indices { table[bucket] = 0 }
-            count = 0
-        }
-
         /// Backward-shift deletion: moves later entries of the probe run into the gap at `bucket`, so that every
         /// entry stays reachable from its home bucket without tombstones.
         private mutating func closeGap(at bucket: Int) {

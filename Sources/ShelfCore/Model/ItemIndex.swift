@@ -24,7 +24,8 @@ struct ItemIndex: Sendable {
     init(minimumCapacity: Int = 0) {
         // Hashes spread evenly, so a shard gets about 1/64 of the entries; the slack covers the spread.
         let perShard = minimumCapacity == 0 ? 0 : minimumCapacity / Self.shardCount + 4 * Int(Double(minimumCapacity / Self.shardCount).squareRoot()) + 16
-        shards = Array(repeating: Shard(minimumCapacity: perShard), count: Self.shardCount)
+        // One table each: `Array(repeating:)` would make them all share one, copied at each shard's first insert.
+        shards = (0..<Self.shardCount).map { _ in Shard(minimumCapacity: perShard) }
     }
 
     /// The position stored for `id`, if any. `idAt(position)` is the id stored at a position.
@@ -52,16 +53,15 @@ struct ItemIndex: Sendable {
         return removed
     }
 
-    /// Empties the index, keeping its capacity.
-    mutating func removeAll() {
-        for shard in shards.indices { shards[shard].removeAll() }
-        count = 0
-    }
-
     /// Where each shard's table is stored (for tests: after a change, the shards it did not touch are still the
     /// ones a snapshot shares).
     var shardAddresses: [UInt] {
         shards.map { shard in shard.table.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } }
+    }
+
+    /// Buckets in all shards together (for tests: the index shrinks with the list when it is compacted).
+    var capacity: Int {
+        shards.reduce(0) { $0 + $1.table.count }
     }
 
     /// The number of shards: the top 6 bits of a hash pick one.
