@@ -3,11 +3,14 @@ import Synchronization
 /// Fault injection for `FileListStore` in tests: arm a step and its next `times` occurrences fail with
 /// `StorageError.injected`, as a full disk or a failing device would.
 public final class FileFaults: Sendable {
-    /// The steps of a journal append (write, fsync), of an atomic snapshot replacement (write, fsync, rename,
-    /// syncDirectory), the journal truncation after a compaction or a failed append, and the zero bytes written
-    /// ahead of the journal's records (preallocate: fails after the zeros are written, before they are synced), and
-    /// the journal's replacement after a compaction during which rounds were appended (rotate: fails before it is
-    /// written; rotateSync: fails the directory sync after its rename, and its retry before the next append).
+    /// The steps that can be made to fail:
+    /// - a journal append: `write`, `fsync`;
+    /// - an atomic snapshot replacement: `write`, `fsync`, `rename`, `syncDirectory`;
+    /// - the journal's truncation after a compaction or a failed append: `truncate`;
+    /// - the zero bytes written ahead of the journal's records: `preallocate` (after the zeros are written, before
+    ///   they are synced);
+    /// - the journal's replacement after a compaction during which rounds were appended: `rotate` (before it is
+    ///   written), `rotateSync` (the directory sync after its rename, and its retry before the next append).
     public enum Step: String, Sendable, Hashable, CaseIterable {
         case write, fsync, rename, syncDirectory, truncate, preallocate, rotate, rotateSync
     }

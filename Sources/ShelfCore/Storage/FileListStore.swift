@@ -37,7 +37,7 @@ public final class FileListStore: ListStore {
         var compactAt = 0
         var lock: StoreLock?
         /// Set when the journal's state is unknown — it could not be cut back after a failed write or after a
-        /// compaction, or its replacement's rename may not be durable: every later commit fails.
+        /// compaction: every later commit fails.
         var broken: StorageError?
         /// The compaction running on the compaction queue, if one is.
         var compaction: Compaction?
@@ -70,8 +70,8 @@ public final class FileListStore: ListStore {
 
     /// A store for the snapshot at `path` and its journal beside it. Nothing is touched until `load()`.
     /// - Parameters:
-    ///   - faults: test-only fault injection (`FileFaults.Step`: appends, snapshot replacement, truncation and
-    ///     preallocation).
+    ///   - faults: test-only fault injection (`FileFaults.Step`: appends, snapshot replacement, truncation,
+    ///     preallocation and the journal's replacement after a compaction).
     ///   - compactionMinimumBytes: the journal is compacted once it is larger than both the snapshot and this.
     ///   - preallocationBytes: how far ahead of its records the journal is filled with zero bytes, so that appends
     ///     do not grow the file (`JournalFile.preallocate`); 0 turns that off. Default 256 KiB.
@@ -141,7 +141,7 @@ public final class FileListStore: ListStore {
             if !replaying, record.revision <= base { continue }
             replaying = true
             guard record.revision < .max, record.revision == snapshot.revision + 1, snapshot.items.apply(record.change) else {
-                throw .corrupt(
+                throw .corruptJournal(
                     path: path, reason: "the record for revision \(record.revision) does not follow revision \(snapshot.revision)")
             }
             snapshot.revision = record.revision
@@ -243,7 +243,7 @@ public final class FileListStore: ListStore {
                 let list: ListSnapshot
                 if let written { list = written } else { list = try readBack(previous, journalPrefix: journalLength) }
                 guard list.revision == revision else {
-                    throw .corrupt(path: journalPath, reason: "compaction read revision \(list.revision), not \(revision)")
+                    throw .corruptJournal(path: journalPath, reason: "compaction read revision \(list.revision), not \(revision)")
                 }
                 let bytes = SnapshotCodec.encode(list)
                 try file.replace(with: bytes) { previous }

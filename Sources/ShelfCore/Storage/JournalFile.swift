@@ -52,7 +52,7 @@ final class JournalFile {
     /// Reads the journal at `path` (missing = empty). A torn tail — anything after the last record that is not a
     /// whole valid record, with no valid record after it — is tolerated; a bad record followed by a good one is
     /// corruption.
-    /// - Throws: `StorageError.io`, or `.corrupt` naming the line.
+    /// - Throws: `StorageError.io`, or `.corruptJournal` naming the line.
     /// - Parameter prefix: read only the journal's first `prefix` bytes (what a compaction snapshots, while appends
     ///   go on after them); `nil` for the whole file.
     static func read(path: String, prefix: Int? = nil) throws(StorageError) -> Contents {
@@ -64,7 +64,7 @@ final class JournalFile {
         for (index, line) in lines.enumerated() {
             guard let record = line.2 else {
                 if let later = lines[(index + 1)...].first(where: { $0.2 != nil }) {
-                    throw .corrupt(path: path, reason: "line \(line.1) is not a valid record, but line \(later.1) after it is")
+                    throw .corruptJournal(path: path, reason: "line \(line.1) is not a valid record, but line \(later.1) after it is")
                 }
                 contents.validLength = line.0
                 return contents
@@ -83,10 +83,10 @@ final class JournalFile {
         switch record.change {
         case .added(let item), .updated(let item):
             guard case .success(let title) = Title.validate(item.title, checkingBytes: false), title == item.title else {
-                throw .corrupt(path: path, reason: "line \(line): the item's title breaks the title rules")
+                throw .corruptJournal(path: path, reason: "line \(line): the item's title breaks the title rules")
             }
             guard item.revision == record.revision else {
-                throw .corrupt(path: path, reason: "line \(line): the item's revision \(item.revision) is not the record's \(record.revision)")
+                throw .corruptJournal(path: path, reason: "line \(line): the item's revision \(item.revision) is not the record's \(record.revision)")
             }
         case .removed:
             break

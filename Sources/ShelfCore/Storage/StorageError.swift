@@ -7,6 +7,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case io(call: String, path: String, errno: Int32)
     /// The file is not valid data for this store.
     case corrupt(path: String, reason: String)
+    /// The journal is not valid: a bad record with good ones after it, or records that do not follow one another.
+    /// Its lines before the one named are changes made since the last compaction (protocol/STORAGE.md, "Loading").
+    case corruptJournal(path: String, reason: String)
     /// The file holds two items with the same id.
     case duplicateID(path: String, id: String)
     /// The file's `format` is not one this build reads.
@@ -22,7 +25,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .io(let call, let path, let errno):
             "\(call) failed for \(path): \(String(cString: strerror(errno))) (errno \(errno))"
-        case .corrupt(let path, let reason) where path.hasSuffix(".journal"):
+        case .corruptJournal(let path, let reason):
             // Its records are the changes since the last compaction: moving it away would drop them all.
             "\(path) is not a valid Shelf list (\(reason)); it was left untouched — restore it from a backup, or "
                 + "keep only the lines before the one named (moving the journal away loses every change since the "
