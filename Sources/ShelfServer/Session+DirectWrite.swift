@@ -33,16 +33,16 @@ extension Session {
             outbox.endDirectWrite()
             return
         }
-        let notifications = outbox.takeNotifications(upTo: reply.revision)
-        guard notifications.isEmpty, reply.before.isEmpty else {
-            var bytes = notifications
-            appendDirectReply(reply, to: &bytes)
-            return finishDirectWrite(bytes, releasing: 1, of: window)
+        var bytes = outbox.takeNotifications(upTo: reply.revision)
+        if bytes.isEmpty, reply.before.isEmpty {
+            // Nothing goes before it: the response's own buffer becomes the line.
+            bytes = reply.json
+        } else {
+            bytes.append(contentsOf: reply.before)
+            bytes.append(contentsOf: reply.json)
         }
-        // Nothing goes before it: the response's own buffer becomes the line.
-        var line = reply.json
-        line.append(0x0A)
-        finishDirectWrite(line, releasing: 1, of: window)
+        bytes.append(0x0A)
+        finishDirectWrite(bytes, releasing: 1, of: window)
     }
 
     /// Appends what a direct write sends for a mutation's reply: the queued notifications it must follow, then its
@@ -50,14 +50,6 @@ extension Session {
     func appendDirectReply(id: RequestID, mutation outcome: Result<MutationResult, ReadingListError>, to bytes: inout [UInt8]) {
         bytes.append(contentsOf: outbox.takeNotifications(upTo: Self.revision(of: outcome)))
         Self.appendResponse(id: id, mutation: outcome, to: &bytes)
-        bytes.append(0x0A)
-    }
-
-    /// Appends what a direct write sends for `reply`: the queued notifications it must follow, then its lines.
-    func appendDirectReply(_ reply: Encoded, to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: outbox.takeNotifications(upTo: reply.revision))
-        bytes.append(contentsOf: reply.before)
-        bytes.append(contentsOf: reply.json)
         bytes.append(0x0A)
     }
 
