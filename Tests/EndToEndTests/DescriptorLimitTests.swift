@@ -84,8 +84,10 @@ import Testing
         // Meanwhile little CPU: nothing spins.
         let cpuBefore = try #require(Self.cpuTicks(pid), "shelfd is gone: \(child.stderrSoFar.suffix(500))")
         let window = Duration.seconds(1)
-        // A measurement window, not a wait for an event: the CPU shelfd burns over a fixed second while full.
-        try await Task.sleep(for: window)
+        // The window is a wait for an event that must not come: shelfd ending while full. Over it, shelfd must
+        // also burn little CPU.
+        let ended = await child.waitForExit(timeout: window)
+        #expect(ended == nil, "shelfd ended while out of descriptors: \(ended?.stderr.suffix(300) ?? "")")
         let cpuAfter = try #require(Self.cpuTicks(pid))
         let used = Double(cpuAfter - cpuBefore) / Double(Int(sysconf(Int32(_SC_CLK_TCK))))
         #expect(used < 0.3, "shelfd used \(used) s of CPU in \(window) while full: it spins")

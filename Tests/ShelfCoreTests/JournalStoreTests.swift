@@ -187,7 +187,7 @@ struct JournalStoreTests {
         let error = await loadResult(FileListStore(path: files.path)).error
 
         let reason = "line \(bad) is not a valid record, but line \(good) after it is"
-        #expect(error == .corrupt(path: files.journal, reason: reason), "\(what)")
+        #expect(error == .corruptJournal(path: files.journal, reason: reason), "\(what)")
         #expect(error?.description == files.journal + " is not a valid Shelf list (" + reason + "); it was left untouched"
             + " — restore it from a backup, or keep only the lines before the one named (moving the journal away loses"
             + " every change since the last compaction)")
@@ -216,7 +216,7 @@ struct JournalStoreTests {
 
         let error = await loadResult(FileListStore(path: files.path)).error
 
-        #expect(error == .corrupt(path: files.journal, reason: "the record for revision \(record) does not follow revision \(follows)"),
+        #expect(error == .corruptJournal(path: files.journal, reason: "the record for revision \(record) does not follow revision \(follows)"),
                 "\(what)")
         #expect(files.text(files.journal) == journal)
         #expect(files.text(files.path) == snapshotText)
@@ -580,6 +580,15 @@ struct JournalStoreTests {
         range.map { Stored.added($0, revision: $0) }.joined()
     }
 
+    /// Loads the files afresh: they must hold exactly `Book 1` ... `Book count`, at revision `count`.
+    private static func expectReloads(
+        _ files: StoreFiles, books count: UInt64, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let reloaded = try await FileListStore(path: files.path).load()
+        #expect(reloaded.revision == count, sourceLocation: sourceLocation)
+        #expect(reloaded.items.items.map(\.title) == (1...count).map { "Book \($0)" }, sourceLocation: sourceLocation)
+    }
+
     /// A loaded store whose compaction (due after record 4: four ~176-byte records outgrow 700 bytes, the two after
     /// it stay under 700, so no second one follows) is held while records 1...6 are committed; call `release`.
     private static func storeWithHeldCompaction(
@@ -607,9 +616,7 @@ struct JournalStoreTests {
         #expect(snapshot.revision == 4)
         #expect(files.journalText == Self.records(5...6))
         #expect(!files.exists(files.journalTemp))
-        let reloaded = try await FileListStore(path: files.path).load()
-        #expect(reloaded.revision == 6)
-        #expect(reloaded.items.items.map(\.title) == (1...6).map { "Book \($0)" })
+        try await Self.expectReloads(files, books: 6)
     }
 
     @Test("the list a compaction takes back includes the rounds appended meanwhile: the next compaction writes them too")
@@ -647,9 +654,7 @@ struct JournalStoreTests {
         #expect(files.journalText == Self.records(1...6))
         #expect(!files.exists(files.journalTemp))
         try await commit(store, addCommit(7, base: 6)).get()
-        let reloaded = try await FileListStore(path: files.path).load()
-        #expect(reloaded.revision == 7)
-        #expect(reloaded.items.items.map(\.title) == (1...7).map { "Book \($0)" })
+        try await Self.expectReloads(files, books: 7)
     }
 
     @Test("a directory sync that fails after the journal's replacement is retried before the next append: while it fails nothing is written, once it works writes go on")
@@ -668,9 +673,7 @@ struct JournalStoreTests {
         try await commit(store, addCommit(7, base: 6)).get()
         #expect(files.journalText == Self.records(5...7))
         try await commit(store, addCommit(8, base: 7)).get()
-        let reloaded = try await FileListStore(path: files.path).load()
-        #expect(reloaded.revision == 8)
-        #expect(reloaded.items.items.map(\.title) == (1...8).map { "Book \($0)" })
+        try await Self.expectReloads(files, books: 8)
     }
 
     @Test("a compaction finishes while commits keep coming: the store takes its outcome between two rounds")
@@ -734,9 +737,7 @@ struct JournalStoreTests {
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["revision"] as? Int
         }
         #expect(revisions == Array(1...60))
-        let reloaded = try await FileListStore(path: files.path).load()
-        #expect(reloaded.revision == 60)
-        #expect(reloaded.items.items.map(\.title) == (1...60).map { "Book \($0)" })
+        try await Self.expectReloads(files, books: 60)
     }
 
     @Test("a commit on the wrong base in the middle of a group is refused alone")
@@ -862,7 +863,7 @@ struct JournalStoreTests {
 
         let error = await loadResult(FileListStore(path: files.path)).error
 
-        guard case .corrupt(let path, _)? = error else {
+        guard case .corruptJournal(let path, _)? = error else {
             Issue.record("\(what): expected the journal to be refused as corrupt, got \(String(describing: error))")
             return
         }
@@ -879,7 +880,7 @@ struct JournalStoreTests {
 
         let error = await loadResult(FileListStore(path: files.path)).error
 
-        #expect(error == .corrupt(path: files.journal, reason: "the record for revision 1 does not follow revision 2"))
+        #expect(error == .corruptJournal(path: files.journal, reason: "the record for revision 1 does not follow revision 2"))
         #expect(files.text(files.journal) == journal)
     }
 
