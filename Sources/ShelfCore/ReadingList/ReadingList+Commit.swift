@@ -1,4 +1,40 @@
 extension ReadingList {
+    /// Hands `commit` (the change `ticket` asked for) to the store.
+    /// - Returns: the store's result when it decided the commit inline; `nil` when it completes later, through
+    ///   `completions`.
+    func save(_ commit: StoreCommit, ticket: UInt64) -> Result<Void, StorageError>? {
+        // Stores complete either every commit inline or every commit later, in order; with saves of the other kind
+        // still outstanding, an inline result still takes the completion queue so the order holds.
+        let inlineAllowed = entries.allSaved
+        if inlineAllowed, let result = store.commitNow(commit) { return result }
+        let handoff = CompletionHandoff()
+        let completions = self.completions
+        // The store holds the list until it completes the commit: a drain it starts always has its list.
+        store.enqueue(commit) { @Sendable [self] result in
+            if inlineAllowed, handoff.keepIfInline(result) { return }
+            if completions.push(Completion(ticket: ticket, generation: commit.generation, result: result)) {
+                drainCompletions()
+            }
+        }
+        return handoff.enqueueReturned()
+    }
+
+    /// Starts the task that hands the queued store completions to the actor, a group at a time, until none is
+    /// left (`CompletionQueue`).
+    ///
+    /// A huge group commit is answered a slice at a time: after a full slice the next one is an ordinary actor
+    /// call, which the list's executor runs in a later turn (on the event loop, after other connections had
+    /// theirs) instead of stalling them all for one long publish.
+    nonisolated func drainCompletions() {
+        Task(executorPreference: completionExecutor) { [self] in
+            var inPlace = true
+            while let group = completions.take(limit: Self.completionsPerTurn) {
+                if inPlace { await completeHere(group) } else { await complete(group) }
+                inPlace = group.count < Self.completionsPerTurn
+            }
+        }
+    }
+
     /// Handles store completions, in the order the store produced them, in one actor call.
     func complete(_ group: [Completion]) {
         for completion in group { complete(completion) }
@@ -45,7 +81,7 @@ extension ReadingList {
     private func publishSavedLater() {
         guard !publishingLater else { return }
         publishingLater = true
-        Task { [weak self] in await self?.publishSavedNow() }
+        Task { self.publishSavedNow() }
     }
 
     private func publishSavedNow() {

@@ -33,6 +33,8 @@ public actor ReadingList {
     let store: any ListStore
     /// The executor the actor runs on, when not its own (`unownedExecutor`).
     let executor: (any SerialExecutor)?
+    /// Where the task that hands a store's later completions to the actor runs (`drainCompletions()`).
+    let completionExecutor: (any TaskExecutor)?
     /// Gives the actor a default actor's executor when `executor` is `nil`.
     private let ownExecutor = OwnExecutor()
     let now: @Sendable () -> Date
@@ -86,18 +88,7 @@ public actor ReadingList {
         accepted = snapshot
         speculative = SpeculativeChanges(revision: snapshot.revision)
         history = ChangeHistory(capacity: historyLimit, revision: snapshot.revision)
-        let completions = self.completions
-        Task(executorPreference: completionExecutor) { [weak self] in
-            var inPlace = true
-            while let group = await completions.next(limit: ReadingList.completionsPerTurn) {
-                guard let self else { return }
-                // A huge group commit is answered a slice at a time: after a full slice the next one is an
-                // ordinary actor call, which the list's executor runs in a later turn (on the event loop, after
-                // other connections had theirs) instead of stalling them all for one long publish.
-                if inPlace { await self.completeHere(group) } else { await self.complete(group) }
-                inPlace = group.count < ReadingList.completionsPerTurn
-            }
-        }
+        self.completionExecutor = completionExecutor
     }
 
     /// `executor`, or a default actor's own.
@@ -113,10 +104,6 @@ public actor ReadingList {
 
     /// Changes kept for watchers by default.
     public static let defaultHistoryLimit = 10_000
-
-    deinit {
-        completions.finish()
-    }
 
     /// The accepted revision.
     public var revision: Revision { accepted.revision }
@@ -163,17 +150,8 @@ public actor ReadingList {
         if case .success(let result) = outcome, let change = result.change {
             saved = false
             let commit = StoreCommit(generation: generation, base: change.revision - 1, changes: [change])
-            let completions = self.completions
-            let handoff = CompletionHandoff()
-            // Stores complete either every commit inline or every commit later, in order; with saves of the
-            // other kind still outstanding, an inline result still takes the completion queue so the order holds.
-            let inlineAllowed = entries.allSaved
-            store.enqueue(commit) { @Sendable result in
-                if inlineAllowed, handoff.keepIfInline(result) { return }
-                completions.push(Completion(ticket: ticket, generation: commit.generation, result: result))
-            }
+            let inlineResult = save(commit, ticket: ticket)
             nextTicket += 1
-            let inlineResult = handoff.enqueueReturned()
             if let inlineResult, entries.isEmpty {
                 // Saved (or refused) inline with nothing ahead of it: publish or roll back and answer at once; it
                 // never needs a place among the pending changes.

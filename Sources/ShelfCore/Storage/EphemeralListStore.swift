@@ -18,11 +18,19 @@ public final class EphemeralListStore: ListStore {
 
     /// Accepts `commit` if it follows the last accepted one, inline.
     public func enqueue(_ commit: StoreCommit, completion: @escaping @Sendable (Result<Void, StorageError>) -> Void) {
-        let result = revision.withLock { revision -> Result<Void, StorageError> in
+        completion(accept(commit))
+    }
+
+    /// Accepts `commit` if it follows the last accepted one; `.baseMismatch` otherwise.
+    public func commitNow(_ commit: StoreCommit) -> Result<Void, StorageError>? {
+        accept(commit)
+    }
+
+    private func accept(_ commit: StoreCommit) -> Result<Void, StorageError> {
+        revision.withLock { revision -> Result<Void, StorageError> in
             guard commit.base == revision else { return .failure(.baseMismatch(expected: commit.base, actual: revision)) }
             revision = commit.changes.last?.revision ?? revision
             return .success(())
         }
-        completion(result)
     }
 }

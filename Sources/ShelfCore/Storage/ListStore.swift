@@ -16,4 +16,13 @@ public protocol ListStore: Sendable {
     /// never waits, like the memory store), or later on the store's own thread — one or the other for every commit
     /// of a store, in commit order. `enqueue` itself never blocks on I/O.
     func enqueue(_ commit: StoreCommit, completion: @escaping @Sendable (Result<Void, StorageError>) -> Void)
+    /// Stores `commit` at once, for a store that completes every commit inline: the result `enqueue` would hand its
+    /// completion, without the completion (the memory stores; it spares a closure and a hand-off per change).
+    /// - Returns: `nil` for a store that completes commits later (call `enqueue`); nothing is stored then.
+    func commitNow(_ commit: StoreCommit) -> Result<Void, StorageError>?
+}
+
+extension ListStore {
+    /// `nil`: the store completes its commits later, through `enqueue`.
+    public func commitNow(_ commit: StoreCommit) -> Result<Void, StorageError>? { nil }
 }

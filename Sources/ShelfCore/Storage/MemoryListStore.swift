@@ -36,11 +36,19 @@ public final class MemoryListStore: ListStore {
 
     /// Applies `commit` (or fails it, while `failWrites`) and completes it inline, before returning.
     public func enqueue(_ commit: StoreCommit, completion: @escaping @Sendable (Result<Void, StorageError>) -> Void) {
-        let result = state.withLock { state -> Result<Void, StorageError> in
+        completion(apply(commit))
+    }
+
+    /// Applies `commit`, or fails it while `failWrites`.
+    public func commitNow(_ commit: StoreCommit) -> Result<Void, StorageError>? {
+        apply(commit)
+    }
+
+    private func apply(_ commit: StoreCommit) -> Result<Void, StorageError> {
+        state.withLock { state -> Result<Void, StorageError> in
             state.writeAttempts += 1
             if state.failWrites { return .failure(.injected("memory store write")) }
             return Result { () throws(StorageError) in try state.stored.apply(commit, path: "memory") }
         }
-        completion(result)
     }
 }
