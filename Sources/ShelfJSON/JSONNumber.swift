@@ -30,8 +30,9 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         self.text = String(value)
     }
 
-    /// Wraps text the caller has already matched against the grammar.
-    init(uncheckedText text: String) {
+    /// Wraps text the caller has already matched against the grammar (the package's own scanners: `JSONParser`,
+    /// and the fast request paths in ShelfWire, which match the integer subset byte by byte).
+    package init(uncheckedText text: String) {
         self.text = text
     }
 

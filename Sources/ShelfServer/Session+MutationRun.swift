@@ -17,10 +17,16 @@ extension Session {
         guard context.authenticated, events.count > 1, limit > 1 else { return [] }
         var run: [PlainMutation] = []
         for event in events.prefix(min(64, limit)) {
-            guard case .line(let bytes) = event, case .single(.request(let request)) = IncomingMessage.decode(line: bytes),
-                  case .success(.mutate(let mutation, let expect)) = MethodCall.decode(request)
-            else { break }
-            run.append(PlainMutation(id: request.id, mutation: mutation, expect: expect))
+            guard case .line(let bytes) = event, case .single(let element) = IncomingMessage.decodeCall(line: bytes) else { break }
+            switch element {
+            case .call(let id, .mutate(let mutation, let expect)):
+                run.append(PlainMutation(id: id, mutation: mutation, expect: expect))
+            case .request(let request):
+                guard case .success(.mutate(let mutation, let expect)) = MethodCall.decode(request) else { return run }
+                run.append(PlainMutation(id: request.id, mutation: mutation, expect: expect))
+            case .call, .invalid:
+                return run
+            }
         }
         return run
     }

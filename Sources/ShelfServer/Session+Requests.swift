@@ -32,7 +32,7 @@ extension Session {
             let line = Self.line(Self.encode(RPCResponse(id: .null, outcome: .failure(error))).json)
             outbox.push { Outbox.Reply(line: line, revision: nil, held: 0) }
         case .line(let bytes):
-            switch IncomingMessage.decode(line: bytes) {
+            switch IncomingMessage.decodeCall(line: bytes) {
             case .single(let element):
                 if outbox.beginDirectWrite() {
                     await answerDirectly(element, context: &context, window: window)
@@ -93,22 +93,36 @@ extension Session {
 
     /// Carries out one request.
     nonisolated(nonsending) func prepare(_ element: IncomingMessage.IncomingRequest, context: inout ReaderContext) async -> Prepared {
-        let request: RPCRequest
         switch element {
         case .invalid(let error, let id):
             return Self.answer(id, .failure(error))
-        case .request(let valid):
-            request = valid
+        case .call(let id, let call):
+            if !context.authenticated, !Self.allowedBeforeAuth.contains(call.request.method) {
+                return Self.answer(id, .failure(Self.unauthorized))
+            }
+            return await prepare(call, id: id, context: &context)
+        case .request(let request):
+            if !context.authenticated, !Self.allowedBeforeAuth.contains(request.method) {
+                return Self.answer(request.id, .failure(Self.unauthorized))
+            }
+            switch MethodCall.decode(request) {
+            case .failure(let error):
+                return Self.answer(request.id, .failure(error))
+            case .success(let call):
+                return await prepare(call, id: request.id, context: &context)
+            }
         }
-        let id = request.id
-        if !context.authenticated, !["hello", "ping", "auth"].contains(request.method) {
-            let error = RPCError(.unauthorized, "Unauthorized: authenticate first with {\"method\":\"auth\",\"params\":{\"token\":\"…\"}}")
-            return Self.answer(id, .failure(error))
-        }
-        switch MethodCall.decode(request) {
-        case .failure(let error):
-            return Self.answer(id, .failure(error))
-        case .success(.mutate(let mutation, let expect)):
+    }
+
+    /// The methods a connection may call before `auth` when the server has a token.
+    static let allowedBeforeAuth = ["hello", "ping", "auth"]
+
+    static let unauthorized = RPCError(.unauthorized, "Unauthorized: authenticate first with {\"method\":\"auth\",\"params\":{\"token\":\"…\"}}")
+
+    /// Carries out one typed request.
+    private nonisolated(nonsending) func prepare(_ call: MethodCall, id: RequestID?, context: inout ReaderContext) async -> Prepared {
+        switch call {
+        case .mutate(let mutation, let expect):
             let submission = await list.submit(mutation, expect: expect)
             if case .pending(let ticket) = submission { context.lastPendingTicket = ticket }
             let list = self.list
@@ -117,9 +131,9 @@ extension Session {
                 guard let id else { return nil }
                 return Self.encode(id: id, mutation: outcome)
             }, mutation: (submission, id))
-        case .success(.auth(let token)):
+        case .auth(let token):
             return Self.answer(id, authenticate(token, context: &context))
-        case .success(let call):
+        default:
             if let ticket = context.lastPendingTicket {
                 await list.settle(ticket)
                 context.lastPendingTicket = nil

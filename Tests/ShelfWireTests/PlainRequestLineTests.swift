@@ -64,21 +64,7 @@ import Testing
         var checked = 0
         var takenDirectly = 0
         for seed in Self.takenLines.map({ Array($0.utf8) }) {
-            var variants: [[UInt8]] = []
-            for position in seed.indices {
-                var deleted = seed
-                deleted.remove(at: position)
-                variants.append(deleted)
-                for byte in replacements {
-                    var replaced = seed
-                    replaced[position] = byte
-                    variants.append(replaced)
-                    var inserted = seed
-                    inserted.insert(byte, at: position)
-                    variants.append(inserted)
-                }
-            }
-            for line in variants {
+            for line in OneByteEdits.of(seed, using: replacements) {
                 let plain = line.withUnsafeBufferPointer { PlainRequestLine.decode($0) }
                 if let plain {
                     takenDirectly += 1

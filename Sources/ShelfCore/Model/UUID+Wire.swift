@@ -51,7 +51,7 @@ extension UUID {
     }
 
     /// `init(wireText:)` on the UTF-8 bytes of the text.
-    init?(wireBytes chars: UnsafeBufferPointer<UInt8>) {
+    public init?(wireBytes chars: UnsafeBufferPointer<UInt8>) {
         guard chars.count == 36 else { return nil }
         var bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)

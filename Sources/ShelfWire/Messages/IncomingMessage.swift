@@ -10,6 +10,9 @@ public enum IncomingMessage: Sendable, Equatable {
     /// One element: a request to execute, or something that must be answered with an error.
     public enum IncomingRequest: Sendable, Equatable {
         case request(RPCRequest)
+        /// A request already typed by the fast path (`decodeCall(line:)`): its id (`nil` for a notification) and
+        /// call, exactly what `MethodCall.decode` gives for the same line.
+        case call(id: RequestID?, MethodCall)
         /// Not a valid request: answered with `error` and `id` (`.null` when no id could be read), or, when `id` is
         /// `nil`, a notification with bad params, which is executed as nothing and never answered (§4.1).
         case invalid(RPCError, id: RequestID?)
@@ -25,6 +28,14 @@ public enum IncomingMessage: Sendable, Equatable {
         let plain = line.withContiguousStorageIfAvailable { PlainRequestLine.decode($0) }
         if let request = plain ?? nil { return .single(.request(request)) }
         return decodeTree(line: line)
+    }
+
+    /// `decode(line:)`, except that the lines clients send most come back already typed (`IncomingRequest.call`,
+    /// read by `PlainCallLine`): what a server decodes with, sparing itself the params object and the method-name
+    /// look-ups.
+    public static func decodeCall(line: [UInt8]) -> IncomingMessage {
+        if let typed = line.withUnsafeBufferPointer(PlainCallLine.decode) { return .single(.call(id: typed.id, typed.call)) }
+        return decode(line: line)
     }
 
     /// `decode(line:)` by way of a JSON tree, for every line `PlainRequestLine` does not take.
