@@ -1,5 +1,5 @@
 import Foundation
-import ShelfCore
+@testable import ShelfCore
 import ShelfJSON
 import Testing
 
@@ -11,6 +11,14 @@ import Testing
         Item(id: UUID(), title: "Quotes \" and \\ / ünïcødé 📚 \u{2028} \u{85}", isRead: true,
              addedAt: Date(timeIntervalSince1970: 0), revision: 18_446_744_073_709_551_615),
         Item(id: UUID(), title: "x", isRead: false, addedAt: Date(timeIntervalSince1970: 253_402_300_799.999), revision: 0),
+        // Plain titles at and past the stack buffer's limit, and the largest revision through the buffer.
+        Item(id: UUID(), title: String(repeating: "b", count: 256), isRead: true,
+             addedAt: Date(timeIntervalSince1970: 1_767_323_045.5), revision: 18_446_744_073_709_551_615),
+        Item(id: UUID(), title: String(repeating: "c", count: 257), isRead: false,
+             addedAt: Date(timeIntervalSince1970: 1_767_323_045.5), revision: 10),
+        Item(id: UUID(), title: String(repeating: "é", count: 128), isRead: false,
+             addedAt: Date(timeIntervalSince1970: 1_767_323_045.5), revision: 9),
+        Item(id: UUID(), title: "tab\there", isRead: false, addedAt: Date(timeIntervalSince1970: 1), revision: 100),
     ]
 
     @Test("the fast encoder writes exactly what the JSON writer writes for the same item", arguments: items)
@@ -19,6 +27,15 @@ import Testing
         item.appendJSON(to: &fast)
         #expect(String(decoding: fast, as: UTF8.self) == String(decoding: JSONWriter.encode(item.json), as: UTF8.self))
         #expect(Item(json: try JSONParser.parse(fast)) == Timestamp.truncatedItem(item))
+    }
+
+    @Test("the stack-buffer path and the piecewise one write the same bytes", arguments: items)
+    func bothPaths(item: Item) {
+        var fast: [UInt8] = [1, 2]
+        item.appendJSON(to: &fast)
+        var piecewise: [UInt8] = [1, 2]
+        item.appendJSONPiecewise(to: &piecewise)
+        #expect(fast == piecewise)
     }
 
     @Test("ids are written lowercase and hyphenated, as uuidString would be")

@@ -47,6 +47,31 @@ struct TimestampTests {
         #expect(Timestamp.parse("2026-11-29T14:14:15.500+01:00").map(Timestamp.format) == "2026-11-29T13:14:15.500Z")
     }
 
+    @Test("the text kept from the last write is used for the same millisecond only, including from many threads")
+    func lastWrittenIsPerMillisecond() async {
+        let base = 1_764_420_855.0  // 2025-11-29T12:54:15Z
+        #expect(Timestamp.format(Date(timeIntervalSince1970: base + 0.1231)) == "2025-11-29T12:54:15.123Z")
+        #expect(Timestamp.format(Date(timeIntervalSince1970: base + 0.1239)) == "2025-11-29T12:54:15.123Z")
+        #expect(Timestamp.format(Date(timeIntervalSince1970: base + 0.124)) == "2025-11-29T12:54:15.124Z")
+        #expect(Timestamp.format(Date(timeIntervalSince1970: base + 0.1231)) == "2025-11-29T12:54:15.123Z")
+        // Threads writing different milliseconds at once each get their own text.
+        let wrong = await withTaskGroup(of: Int.self) { group in
+            for thread in 0..<4 {
+                group.addTask {
+                    var wrong = 0
+                    for step in 0..<5_000 {
+                        let ms = (step * 4 + thread) % 1000
+                        let text = Timestamp.format(Date(timeIntervalSince1970: base + Double(ms) / 1000 + 0.0001))
+                        if text != "2025-11-29T12:54:15.\(String(ms + 1000).dropFirst())Z" { wrong += 1 }
+                    }
+                    return wrong
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(wrong == 0)
+    }
+
     @Test("text that is not a timestamp parses to nil", arguments: ["", "yesterday", "2026-11-29", "2026-13-40T99:99:99Z"])
     func notATimestamp(text: String) {
         #expect(Timestamp.parse(text) == nil)

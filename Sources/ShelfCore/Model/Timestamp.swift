@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// RFC 3339 UTC timestamps with millisecond precision, e.g. `2026-11-29T13:14:15.123Z`: the text form of
 /// `Item.addedAt` on the wire (protocol/PROTOCOL.md) and in the file store (protocol/STORAGE.md).
@@ -30,27 +31,59 @@ public enum Timestamp {
     /// Appends the 24 characters of `format(date)` without building a String: written into a stack buffer, then
     /// appended at once (one capacity check instead of 24; this runs for every item of every reply).
     public static func append(_ date: Date, to bytes: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
+            guard let start = text.baseAddress else { return }
+            write(date, to: start)
+            bytes.append(contentsOf: UnsafeBufferPointer(text))
+        }
+    }
+
+    /// Writes the 24 bytes `append(_:to:)` appends at `start`, which must have room for them.
+    ///
+    /// The last text written is kept: changes made in the same millisecond (a pipelined burst of `add`s, whose
+    /// replies and notifications each carry the time) copy it instead of doing the calendar arithmetic again,
+    /// which was most of the cost of encoding an item.
+    public static func write(_ date: Date, to start: UnsafeMutablePointer<UInt8>) {
         let ms = milliseconds(date)
+        let raw = UnsafeMutableRawPointer(start)
+        let cached = lastWritten.withLock { last -> Bool in
+            guard last.milliseconds == ms else { return false }
+            raw.storeBytes(of: last.text.0, toByteOffset: 0, as: UInt64.self)
+            raw.storeBytes(of: last.text.1, toByteOffset: 8, as: UInt64.self)
+            raw.storeBytes(of: last.text.2, toByteOffset: 16, as: UInt64.self)
+            return true
+        }
+        if cached { return }
+        writeComputed(ms, to: start)
+        let text = (raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+                    raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                    raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+        lastWritten.withLock { $0 = (ms, text) }
+    }
+
+    /// The milliseconds `write(_:to:)` wrote last, and its 24 bytes as three words.
+    private static let lastWritten = Mutex<(milliseconds: Int64, text: (UInt64, UInt64, UInt64))>((.min, (0, 0, 0)))
+
+    /// `write(_:to:)` by calendar arithmetic.
+    private static func writeComputed(_ ms: Int64, to start: UnsafeMutablePointer<UInt8>) {
         let days = floorDivide(ms, millisecondsPerDay)
         let inDay = ms - days * millisecondsPerDay
         let (year, month, day) = civil(fromDays: days)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
-            put(max(0, min(9999, year)), digits: 4, at: 0, in: text)
-            text[4] = UInt8(ascii: "-")
-            put(month, digits: 2, at: 5, in: text)
-            text[7] = UInt8(ascii: "-")
-            put(day, digits: 2, at: 8, in: text)
-            text[10] = UInt8(ascii: "T")
-            put(inDay / 3_600_000, digits: 2, at: 11, in: text)
-            text[13] = UInt8(ascii: ":")
-            put(inDay / 60_000 % 60, digits: 2, at: 14, in: text)
-            text[16] = UInt8(ascii: ":")
-            put(inDay / 1000 % 60, digits: 2, at: 17, in: text)
-            text[19] = UInt8(ascii: ".")
-            put(inDay % 1000, digits: 3, at: 20, in: text)
-            text[23] = UInt8(ascii: "Z")
-            bytes.append(contentsOf: UnsafeBufferPointer(text))
-        }
+        let text = UnsafeMutableBufferPointer(start: start, count: 24)
+        put(max(0, min(9999, year)), digits: 4, at: 0, in: text)
+        text[4] = UInt8(ascii: "-")
+        put(month, digits: 2, at: 5, in: text)
+        text[7] = UInt8(ascii: "-")
+        put(day, digits: 2, at: 8, in: text)
+        text[10] = UInt8(ascii: "T")
+        put(inDay / 3_600_000, digits: 2, at: 11, in: text)
+        text[13] = UInt8(ascii: ":")
+        put(inDay / 60_000 % 60, digits: 2, at: 14, in: text)
+        text[16] = UInt8(ascii: ":")
+        put(inDay / 1000 % 60, digits: 2, at: 17, in: text)
+        text[19] = UInt8(ascii: ".")
+        put(inDay % 1000, digits: 3, at: 20, in: text)
+        text[23] = UInt8(ascii: "Z")
     }
 
     /// Parses RFC 3339 text (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, `T` and `Z` in either case) with a real

@@ -13,26 +13,31 @@ extension UUID {
     /// appended at once (one capacity check instead of 36; this runs for every item of every reply).
     public func appendWireText(to bytes: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { text in
-            withUnsafeBytes(of: uuid) { raw in
-                var offset = 0
-                for index in 0..<16 {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        text[offset] = UInt8(ascii: "-")
-                        offset += 1
-                    }
-                    text[offset] = Self.hexDigit(raw[index] >> 4)
-                    text[offset + 1] = Self.hexDigit(raw[index] & 0x0F)
-                    offset += 2
-                }
-            }
+            guard let start = text.baseAddress else { return }
+            writeWireText(to: start)
             bytes.append(contentsOf: UnsafeBufferPointer(text))
         }
     }
 
-    /// The lowercase hex digit of a value 0...15.
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
+    /// Writes the 36 characters of `wireString` at `text`, which must have room for them.
+    public func writeWireText(to text: UnsafeMutablePointer<UInt8>) {
+        let digits = Self.hexDigits.utf8Start
+        withUnsafeBytes(of: uuid) { raw in
+            var out = text
+            for index in 0..<16 {
+                let byte = raw[index]
+                out[0] = digits[Int(byte >> 4)]
+                out[1] = digits[Int(byte & 0x0F)]
+                out += 2
+                if index == 3 || index == 5 || index == 7 || index == 9 {
+                    out.pointee = UInt8(ascii: "-")
+                    out += 1
+                }
+            }
+        }
     }
+
+    private static let hexDigits: StaticString = "0123456789abcdef"
 
     /// Parses the 36-character hyphenated form, hex digits in either case — what `UUID(uuidString:)` accepts, at a
     /// fraction of its cost (a million-item store parses a million ids at start-up). `nil` for anything else.
