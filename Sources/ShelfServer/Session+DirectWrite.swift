@@ -27,16 +27,17 @@ extension Session {
 
     /// Ends a direct write with `reply` (each notification it must follow first), or with nothing for a
     /// notification; either way the request's `window` slot is given back.
-    private func finishDirectReply(_ reply: Encoded?, window: RequestWindow) {
-        guard let reply else {
+    private func finishDirectReply(_ reply: consuming Encoded?, window: RequestWindow) {
+        guard var reply = consume reply else {
             window.release()
             outbox.endDirectWrite()
             return
         }
         var bytes = outbox.takeNotifications(upTo: reply.revision)
         if bytes.isEmpty, reply.before.isEmpty {
-            // Nothing goes before it: the response's own buffer becomes the line.
-            bytes = reply.json
+            // Nothing goes before it: the response's own buffer becomes the line, moved out rather than shared (a
+            // shared buffer would be copied by the append of the LF).
+            swap(&bytes, &reply.json)
         } else {
             bytes.append(contentsOf: reply.before)
             bytes.append(contentsOf: reply.json)

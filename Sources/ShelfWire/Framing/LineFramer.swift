@@ -1,3 +1,5 @@
+import Glibc
+
 /// Splits a byte stream into LF-terminated lines; a pure state machine with no I/O.
 ///
 /// Rules, in order:
@@ -181,11 +183,10 @@ public struct LineFramer: Sendable {
     }
 
     private func firstLineFeed(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-        var i = start
-        while i < bytes.count {
-            if bytes[i] == 0x0A { return i }
-            i += 1
-        }
-        return nil
+        // memchr scans a word or a vector at a time; every request line is searched once.
+        guard start < bytes.count, let base = bytes.baseAddress,
+              let found = memchr(base + start, 0x0A, bytes.count - start)
+        else { return nil }
+        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
     }
 }
