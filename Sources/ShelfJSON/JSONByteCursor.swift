@@ -1,36 +1,38 @@
 /// Writes JSON pieces into memory the caller has already sized (typically a stack buffer), each a copy and a
 /// pointer bump: what a fast encoder uses instead of many small `Array.append`s, each of which checks capacity and
-/// uniqueness. Nothing is checked here: the caller sizes the memory for the most it writes.
-public struct JSONByteCursor {
+/// uniqueness. For the package's encoders (`Item.appendJSON`, `MethodResult.appendResponse`).
+///
+/// - Important: nothing is checked: the caller sizes the memory for the most it writes.
+package struct JSONByteCursor {
     /// Where the next byte goes.
-    public private(set) var position: UnsafeMutablePointer<UInt8>
+    package private(set) var position: UnsafeMutablePointer<UInt8>
 
     /// A cursor at `start`.
-    public init(_ start: UnsafeMutablePointer<UInt8>) {
+    package init(_ start: UnsafeMutablePointer<UInt8>) {
         position = start
     }
 
     /// Copies a fixed piece of JSON, e.g. `{"revision":`.
-    public mutating func put(_ text: StaticString) {
+    package mutating func put(_ text: StaticString) {
         position.update(from: text.utf8Start, count: text.utf8CodeUnitCount)
         position += text.utf8CodeUnitCount
     }
 
     /// Copies `bytes` as they are.
-    public mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+    package mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress else { return }
         position.update(from: base, count: bytes.count)
         position += bytes.count
     }
 
     /// Writes one byte.
-    public mutating func put(_ byte: UInt8) {
+    package mutating func put(_ byte: UInt8) {
         position.pointee = byte
         position += 1
     }
 
     /// Writes `value` in decimal: 1 to 20 bytes.
-    public mutating func putInteger(_ value: UInt64) {
+    package mutating func putInteger(_ value: UInt64) {
         var digits = 1
         var rest = value
         while rest >= 10 {
@@ -46,20 +48,7 @@ public struct JSONByteCursor {
     }
 
     /// Moves past `count` bytes another writer put at `position`.
-    public mutating func advance(by count: Int) {
+    package mutating func advance(by count: Int) {
         position += count
-    }
-}
-
-extension JSONWriter {
-    /// True when `bytes` may go between quotes as they are: no `"`, no `\` and no U+0000–U+001F (RFC 8259 §7), so
-    /// `appendString` would copy them unchanged.
-    public static func isPlainString(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var index = StringByteScan.skipPlainWords(in: bytes, from: 0)
-        while index < bytes.count {
-            if StringByteScan.needsEscape(bytes[index]) { return false }
-            index += 1
-        }
-        return true
     }
 }

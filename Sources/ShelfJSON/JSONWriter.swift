@@ -126,4 +126,15 @@ public enum JSONWriter {
             out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
+
+    /// True when `bytes` may go between quotes as they are: no `"`, no `\` and no U+0000–U+001F (RFC 8259 §7), so
+    /// `appendString` would copy them unchanged (for the package's encoders that write in one piece).
+    package static func isPlainString(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = StringByteScan.skipPlainWords(in: bytes, from: 0)
+        while index < bytes.count {
+            if StringByteScan.needsEscape(bytes[index]) { return false }
+            index += 1
+        }
+        return true
+    }
 }

@@ -97,7 +97,7 @@ extension Session {
         case .invalid(let error, let id):
             return Self.answer(id, .failure(error))
         case .call(let id, let call):
-            if !context.authenticated, !Self.allowedBeforeAuth.contains(call.request.method) {
+            if !context.authenticated, !Self.allowedBeforeAuth.contains(call.methodName) {
                 return Self.answer(id, .failure(Self.unauthorized))
             }
             return await prepare(call, id: id, context: &context)

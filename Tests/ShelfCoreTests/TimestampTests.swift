@@ -47,8 +47,8 @@ struct TimestampTests {
         #expect(Timestamp.parse("2026-11-29T14:14:15.500+01:00").map(Timestamp.format) == "2026-11-29T13:14:15.500Z")
     }
 
-    @Test("the text kept from the last write is used for the same millisecond only, including from many threads")
-    func lastWrittenIsPerMillisecond() async {
+    @Test("times in one millisecond format alike, the next one apart, and threads formatting at once each get their own")
+    func millisecondsFromManyThreads() async {
         let base = 1_764_420_855.0  // 2025-11-29T12:54:15Z
         #expect(Timestamp.format(Date(timeIntervalSince1970: base + 0.1231)) == "2025-11-29T12:54:15.123Z")
         #expect(Timestamp.format(Date(timeIntervalSince1970: base + 0.1239)) == "2025-11-29T12:54:15.123Z")

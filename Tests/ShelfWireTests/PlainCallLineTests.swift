@@ -1,8 +1,9 @@
+import Foundation
 import ShelfJSON
 import Testing
 @testable import ShelfWire
 
-/// `PlainCallLine` must give exactly the id and call the general path (`IncomingMessage.decode`, then
+/// `PlainCallLine` must give exactly the id and call the general path (`IncomingMessage.decodeTree`, then
 /// `MethodCall.decode`) gives for every line it takes, and leave every other line, errors included, to it.
 @Suite struct PlainCallLineTests {
     static let uuid = "3fa2b1c4-0000-4000-8000-00000000000a"
@@ -55,9 +56,10 @@ import Testing
         #"{"id":1,"method":"hello","params":{"title":"a"}}"#,
     ]
 
-    /// What the general path makes of `line`: the id and call of a valid single request, else `nil`.
+    /// What the general path makes of `line`: the id and call of a valid single request, else `nil`. By way of the
+    /// JSON tree, so that a fault in the scanner the fast paths share cannot hide in both sides.
     static func general(_ line: [UInt8]) -> (id: RequestID?, call: MethodCall)? {
-        guard case .single(.request(let request)) = IncomingMessage.decode(line: line),
+        guard case .single(.request(let request)) = IncomingMessage.decodeTree(line: line),
               case .success(let call) = MethodCall.decode(request)
         else { return nil }
         return (request.id, call)
@@ -104,5 +106,18 @@ import Testing
         #expect(checked > 20_000)
         #expect(typedDirectly > 1_000)
         #expect(typedDirectly < checked / 2)
+    }
+
+    @Test("a typed call's method name is the one its request carries (the auth check reads it)")
+    func methodNames() throws {
+        let id = try #require(UUID(uuidString: Self.uuid))
+        let calls: [MethodCall] = [
+            .hello, .ping, .list(.all), .get(id), .watch(since: nil), .unwatch, .auth(token: "t"),
+            .mutate(.add(title: "a"), expect: nil), .mutate(.setRead(id: id, isRead: true), expect: 1),
+            .mutate(.toggle(id: id), expect: nil), .mutate(.rename(id: id, title: "b"), expect: nil),
+            .mutate(.remove(id: id), expect: nil),
+        ]
+        #expect(calls.map(\.methodName) == calls.map(\.request.method))
+        #expect(Set(calls.map(\.methodName)) == Set(MethodCall.methodNames))
     }
 }

@@ -22,7 +22,8 @@ extension Item {
         var title = self.title
         let written = title.withUTF8 { titleBytes -> Bool in
             guard titleBytes.count <= Self.inlineTitleBytes, JSONWriter.isPlainString(titleBytes) else { return false }
-            // 142 bytes besides the title: the keys and punctuation, 36 for the id, 24 for the time, 20 for the revision.
+            // At most 140 bytes besides the title: 60 of keys and punctuation, 36 for the id, 24 for the time and
+            // 20 for the revision.
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.inlineTitleBytes + 160) { buffer in
                 guard let start = buffer.baseAddress else { return }
                 var out = JSONByteCursor(start)

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// RFC 3339 UTC timestamps with millisecond precision, e.g. `2026-11-29T13:14:15.123Z`: the text form of
 /// `Item.addedAt` on the wire (protocol/PROTOCOL.md) and in the file store (protocol/STORAGE.md).
@@ -38,34 +37,10 @@ public enum Timestamp {
         }
     }
 
-    /// Writes the 24 bytes `append(_:to:)` appends at `start`, which must have room for them.
-    ///
-    /// The last text written is kept: changes made in the same millisecond (a pipelined burst of `add`s, whose
-    /// replies and notifications each carry the time) copy it instead of doing the calendar arithmetic again,
-    /// which was most of the cost of encoding an item.
-    public static func write(_ date: Date, to start: UnsafeMutablePointer<UInt8>) {
+    /// Writes the 24 bytes `append(_:to:)` appends at `start`.
+    /// - Important: `start` must have room for 24 bytes; nothing is checked.
+    static func write(_ date: Date, to start: UnsafeMutablePointer<UInt8>) {
         let ms = milliseconds(date)
-        let raw = UnsafeMutableRawPointer(start)
-        let cached = lastWritten.withLock { last -> Bool in
-            guard last.milliseconds == ms else { return false }
-            raw.storeBytes(of: last.text.0, toByteOffset: 0, as: UInt64.self)
-            raw.storeBytes(of: last.text.1, toByteOffset: 8, as: UInt64.self)
-            raw.storeBytes(of: last.text.2, toByteOffset: 16, as: UInt64.self)
-            return true
-        }
-        if cached { return }
-        writeComputed(ms, to: start)
-        let text = (raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
-                    raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-                    raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
-        lastWritten.withLock { $0 = (ms, text) }
-    }
-
-    /// The milliseconds `write(_:to:)` wrote last, and its 24 bytes as three words.
-    private static let lastWritten = Mutex<(milliseconds: Int64, text: (UInt64, UInt64, UInt64))>((.min, (0, 0, 0)))
-
-    /// `write(_:to:)` by calendar arithmetic.
-    private static func writeComputed(_ ms: Int64, to start: UnsafeMutablePointer<UInt8>) {
         let days = floorDivide(ms, millisecondsPerDay)
         let inDay = ms - days * millisecondsPerDay
         let (year, month, day) = civil(fromDays: days)

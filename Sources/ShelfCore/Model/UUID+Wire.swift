@@ -19,8 +19,9 @@ extension UUID {
         }
     }
 
-    /// Writes the 36 characters of `wireString` at `text`, which must have room for them.
-    public func writeWireText(to text: UnsafeMutablePointer<UInt8>) {
+    /// Writes the 36 characters of `wireString` at `text`.
+    /// - Important: `text` must have room for 36 bytes; nothing is checked.
+    func writeWireText(to text: UnsafeMutablePointer<UInt8>) {
         let digits = Self.hexDigits.utf8Start
         withUnsafeBytes(of: uuid) { raw in
             var out = text
@@ -55,8 +56,8 @@ extension UUID {
         }
     }
 
-    /// `init(wireText:)` on the UTF-8 bytes of the text.
-    public init?(wireBytes chars: UnsafeBufferPointer<UInt8>) {
+    /// `init(wireText:)` on the UTF-8 bytes of the text (for the package's request parsers).
+    package init?(wireBytes chars: UnsafeBufferPointer<UInt8>) {
         guard chars.count == 36 else { return nil }
         var bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)

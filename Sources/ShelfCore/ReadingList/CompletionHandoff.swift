@@ -1,8 +1,8 @@
 import Synchronization
 
-/// Tells whether a store completed a commit inline, inside `enqueue` (the memory store), or later on its own
-/// thread (the file store). An inline completion is handled by the actor at once, saving the hops through the
-/// completion queue; a later one goes through the queue (`CompletionQueue`), in order.
+/// Tells whether a store completed a commit inline, inside `enqueue`, or later on its own thread (the file store).
+/// An inline completion is handled by the actor at once, saving the hops through the completion queue; a later one
+/// goes through the queue (`CompletionQueue`), in order. (The memory stores skip this: they answer `commitNow`.)
 final class CompletionHandoff: Sendable {
     private enum State {
         case enqueuing

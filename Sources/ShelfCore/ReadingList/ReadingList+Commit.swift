@@ -9,7 +9,8 @@ extension ReadingList {
         if inlineAllowed, let result = store.commitNow(commit) { return result }
         let handoff = CompletionHandoff()
         let completions = self.completions
-        // The store holds the list until it completes the commit: a drain it starts always has its list.
+        // The store holds the list until it completes the commit, so a drain it starts always has its list (and a
+        // store that never completed a commit would keep the list alive: stores complete every commit, ListStore).
         store.enqueue(commit) { @Sendable [self] result in
             if inlineAllowed, handoff.keepIfInline(result) { return }
             if completions.push(Completion(ticket: ticket, generation: commit.generation, result: result)) {

@@ -69,8 +69,9 @@ public actor ReadingList {
     ///   - historyLimit: how many recent changes are kept for `watch(since:…)` (`shelfd --history`).
     ///   - executor: where the actor runs (SE-0392); `nil` for a default actor. `shelfd` passes its event loop's
     ///     serial executor, so sessions on that loop call the list without a hop (`ReadingList+Here.swift`).
-    ///   - completionExecutor: where the task that takes a store's later completions runs (SE-0417 preference);
-    ///     `shelfd` passes its event loop, so a save's answer reaches the waiting session without another thread.
+    ///   - completionExecutor: where the tasks that hand a store's later completions to the list run (SE-0417
+    ///     preference; one per burst of completions, `drainCompletions()`); `shelfd` passes its event loop, so a
+    ///     save's answer reaches the waiting session without another thread.
     /// - Throws: `StorageError` from `store.load()`; nothing is written.
     public init(
         store: any ListStore,

@@ -94,6 +94,24 @@ public enum MethodCall: Sendable, Equatable {
         }
     }
 
+    /// The method's name on the wire, e.g. `mark` for `.mutate(.setRead…)`.
+    public var methodName: String {
+        switch self {
+        case .hello: "hello"
+        case .ping: "ping"
+        case .list: "list"
+        case .get: "get"
+        case .watch: "watch"
+        case .unwatch: "unwatch"
+        case .auth: "auth"
+        case .mutate(.add, _): "add"
+        case .mutate(.setRead, _): "mark"
+        case .mutate(.toggle, _): "toggle"
+        case .mutate(.rename, _): "rename"
+        case .mutate(.remove, _): "remove"
+        }
+    }
+
     /// The method name and params to send for this call (for clients).
     public var request: (method: String, params: JSONObject) {
         switch self {

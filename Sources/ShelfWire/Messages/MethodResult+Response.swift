@@ -42,8 +42,8 @@ extension MethodResult {
         var text = number.text
         let written = text.withUTF8 { idText -> Bool in
             guard idText.count <= 40 else { return false }
-            // 22 + 21 + 8 bytes of keys and punctuation, the id, and up to 20 digits of revision.
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 112) { buffer in
+            // At most 112 bytes: 22 + 22 + 8 of keys and punctuation, 40 of id and 20 digits of revision.
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { buffer in
                 guard let start = buffer.baseAddress else { return }
                 var out = JSONByteCursor(start)
                 out.put(#"{"jsonrpc":"2.0","id":"#)
