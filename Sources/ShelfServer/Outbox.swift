@@ -25,7 +25,7 @@ final class Outbox: Sendable {
         case job(Job)
         case notifications([UInt8])
         /// The rest of a direct write the socket did not take at once: goes out before anything else.
-        case unsent([UInt8])
+        case unsent(ArraySlice<UInt8>)
         /// Notifications overflowed `maxBytes`: say `closing` and close.
         case overflow
         /// The session is being closed (idle timeout): write this last line, then close.
@@ -52,7 +52,7 @@ final class Outbox: Sendable {
         /// nothing meanwhile.
         var directWrite = false
         /// What a direct write left unsent; the writer sends it first.
-        var unsent: [UInt8] = []
+        var unsent: ArraySlice<UInt8> = []
         /// Why a direct write failed, if one did.
         var writeFailure: String?
 
@@ -215,7 +215,8 @@ final class Outbox: Sendable {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.directWrite = false
             // Ahead of any job the reader queued meanwhile: those came after this write.
-            state.unsent = Array(unsent)
+            // Kept as the slice it is: the rest of a large reply (a `list`) is not copied again.
+            state.unsent = unsent
             state.jobs.insert(contentsOf: jobs, at: state.jobHead)
             guard state.hasWork, let waiter = state.waiter else { return nil }
             state.waiter = nil

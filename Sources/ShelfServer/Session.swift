@@ -140,18 +140,25 @@ final class Session: Sendable {
     private func writeLoop(window: RequestWindow) async -> String? {
         var ending: String?
         while let next = await outbox.next() {
-            var bytes: [UInt8]
+            var bytes: ArraySlice<UInt8>
             var held = 0
             switch next {
-            case .notifications(let lines), .unsent(let lines):
-                bytes = lines
+            case .notifications(let lines):
+                bytes = lines[...]
+            case .unsent(let rest):
+                bytes = rest
             case .job(let job):
                 let reply = await job()
                 window.release()
                 guard let reply else { continue }
                 held = reply.held
-                bytes = outbox.takeNotifications(upTo: reply.revision)
-                bytes.append(contentsOf: reply.line)
+                var notifications = outbox.takeNotifications(upTo: reply.revision)
+                if notifications.isEmpty {
+                    bytes = reply.line[...]
+                } else {
+                    notifications.append(contentsOf: reply.line)
+                    bytes = notifications[...]
+                }
             case .overflow:
                 if ending == nil { await cutOffSlowConsumer() }
                 ending = ending ?? Self.slowConsumerEnding(outbox.maxBytes)

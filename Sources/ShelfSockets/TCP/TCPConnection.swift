@@ -71,6 +71,12 @@ public final class TCPConnection: Sendable {
     ///   `.failed(call: "send", errno:)`; `CancellationError` if the task is cancelled while suspended. After an
     ///   error some prefix of `bytes` may have been sent; close the connection. An empty array returns at once.
     public func write(_ bytes: [UInt8]) async throws {
+        try await write(bytes[...])
+    }
+
+    /// `write(_:)` for part of an array (the rest of a large reply the socket did not take at once), without copying
+    /// it out first.
+    public func write(_ bytes: ArraySlice<UInt8>) async throws {
         var offset = 0
         while offset < bytes.count {
             let outcome = try bytes.withUnsafeBytes { raw throws(SocketError) in
