@@ -127,4 +127,34 @@ import ShelfTestSupport
             connection.close()
         }
     }
+
+    @Test("a list reply larger than the socket takes at once arrives whole, before the reply after it")
+    func listLargerThanTheSocketBuffer() async throws {
+        try await withTestServer { server in
+            let writer = try await server.connect()
+            let count = 12_000
+            let padding = String(repeating: "x", count: 980)
+            let adds = (1...count).map { #"{"id":\#($0),"method":"add","params":{"title":"\#($0) \#(padding)"}}"# }
+            async let sent: Void = writer.send(adds.joined(separator: "\n") + "\n")
+            let addReplies = try await writer.nextLines(count)
+            try await sent
+            #expect(addReplies.count == count)
+            writer.close()
+            // About 13 MB in one line. The client takes one read of it (so the server's first send has begun), then
+            // reads nothing more until that send has stopped on a full socket: the rest goes out from the writer.
+            let reader = try await server.connect()
+            try await reader.send(#"{"id":"big","method":"list"}"# + "\n" + #"{"id":"after","method":"ping"}"# + "\n")
+            try await reader.awaitSomeBytes()
+            let list = try await reader.readJSON()
+            let items = list.member("result", "items")?.arrayValue ?? []
+            #expect(list.member("id") == .string("big"))
+            #expect(items.count == count)
+            let wrong = items.indices.filter { items[$0].member("title") != .string("\($0 + 1) \(padding)") }
+            #expect(wrong.isEmpty, "items with the wrong title: \(wrong.prefix(5))")
+            let pong = try await reader.readJSON()
+            #expect(pong.member("id") == .string("after"))
+            #expect(pong.member("result") == .string("pong"))
+            reader.close()
+        }
+    }
 }

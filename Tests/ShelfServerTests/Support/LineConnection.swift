@@ -43,6 +43,17 @@ final class LineConnection: Sendable {
         }
     }
 
+    /// Waits until the server has sent something, and takes in one read of it (kept for `readLine`).
+    func awaitSomeBytes() async throws {
+        let bytes = try await connection.read()
+        let events = framer.withLock { bytes.isEmpty ? $0.finish() : $0.push(bytes) }
+        let lines = events.compactMap { event -> [UInt8]? in
+            if case .line(let line) = event { return line }
+            return nil
+        }
+        pending.withLock { $0.append(contentsOf: lines) }
+    }
+
     /// The next reply line parsed as JSON; fails the test's expectations by throwing when there is none.
     func readJSON() async throws -> JSONValue {
         guard let line = try await readLine() else { throw LineConnectionError.closed }
