@@ -32,19 +32,19 @@ final class LineConnection: Sendable {
             if let line = pending.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
                 return String(decoding: line, as: UTF8.self)
             }
-            let bytes = try await connection.read()
-            let events = framer.withLock { bytes.isEmpty ? $0.finish() : $0.push(bytes) }
-            let lines = events.compactMap { event -> [UInt8]? in
-                if case .line(let line) = event { return line }
-                return nil
-            }
-            pending.withLock { $0.append(contentsOf: lines) }
-            if bytes.isEmpty, lines.isEmpty { return nil }
+            let (bytes, lines) = try await readChunk()
+            if bytes == 0, lines == 0 { return nil }
         }
     }
 
     /// Waits until the server has sent something, and takes in one read of it (kept for `readLine`).
     func awaitSomeBytes() async throws {
+        _ = try await readChunk()
+    }
+
+    /// One read; the lines it completes are kept for `readLine`.
+    /// - Returns: how many bytes were read (0 at the end of the stream) and how many lines they completed.
+    private func readChunk() async throws -> (bytes: Int, lines: Int) {
         let bytes = try await connection.read()
         let events = framer.withLock { bytes.isEmpty ? $0.finish() : $0.push(bytes) }
         let lines = events.compactMap { event -> [UInt8]? in
@@ -52,6 +52,7 @@ final class LineConnection: Sendable {
             return nil
         }
         pending.withLock { $0.append(contentsOf: lines) }
+        return (bytes.count, lines.count)
     }
 
     /// The next reply line parsed as JSON; fails the test's expectations by throwing when there is none.
