@@ -9,61 +9,76 @@ extension ReadingList {
             return .failure(.storageFailed(.corrupt(path: "list", reason: "the revision counter is exhausted")))
         }
         let next = speculative.revision + 1
+        // Plain control flow rather than `Result.map` closures: each closure formed here is isolated to the actor
+        // and entered through a run-time isolation check, and this runs for every change.
         switch mutation {
         case .add(let raw):
-            return validTitle(raw).flatMap { title in
-                checkExpect(expect).map { _ in
-                    let item = Item(
-                        id: newID(), title: title, isRead: false, addedAt: Timestamp.truncated(now()), revision: next)
-                    return changed(.added(item), item: item, at: next)
-                }
+            let title: String
+            switch validTitle(raw) {
+            case .success(let valid): title = valid
+            case .failure(let error): return .failure(error)
             }
+            if let conflict = conflict(expect) { return .failure(conflict) }
+            let item = Item(id: newID(), title: title, isRead: false, addedAt: Timestamp.truncated(now()), revision: next)
+            return .success(changed(.added(item), item: item, at: next))
         case .setRead(let id, let isRead):
-            return existing(id, expect: expect).map { item in
-                if item.isRead == isRead { return unchanged(item) }
-                var updated = item
-                updated.isRead = isRead
-                updated.revision = next
-                return changed(.updated(updated), item: updated, at: next)
+            var item: Item
+            switch existing(id, expect: expect) {
+            case .success(let found): item = found
+            case .failure(let error): return .failure(error)
             }
+            if item.isRead == isRead { return .success(unchanged(item)) }
+            item.isRead = isRead
+            item.revision = next
+            return .success(changed(.updated(item), item: item, at: next))
         case .toggle(let id):
-            return existing(id, expect: expect).map { item in
-                var updated = item
-                updated.isRead.toggle()
-                updated.revision = next
-                return changed(.updated(updated), item: updated, at: next)
+            var item: Item
+            switch existing(id, expect: expect) {
+            case .success(let found): item = found
+            case .failure(let error): return .failure(error)
             }
+            item.isRead.toggle()
+            item.revision = next
+            return .success(changed(.updated(item), item: item, at: next))
         case .rename(let id, let raw):
-            return validTitle(raw).flatMap { title in
-                existing(id, expect: expect).map { item in
-                    if item.title == title { return unchanged(item) }
-                    var updated = item
-                    updated.title = title
-                    updated.revision = next
-                    return changed(.updated(updated), item: updated, at: next)
-                }
+            let title: String
+            switch validTitle(raw) {
+            case .success(let valid): title = valid
+            case .failure(let error): return .failure(error)
             }
+            var item: Item
+            switch existing(id, expect: expect) {
+            case .success(let found): item = found
+            case .failure(let error): return .failure(error)
+            }
+            if item.title == title { return .success(unchanged(item)) }
+            item.title = title
+            item.revision = next
+            return .success(changed(.updated(item), item: item, at: next))
         case .remove(let id):
-            return existing(id, expect: expect).map { _ in
-                MutationResult(revision: next, item: nil, id: id, change: RevisionedChange(revision: next, change: .removed(id)))
-            }
+            if case .failure(let error) = existing(id, expect: expect) { return .failure(error) }
+            return .success(MutationResult(
+                revision: next, item: nil, id: id, change: RevisionedChange(revision: next, change: .removed(id))))
         }
     }
 
     private func validTitle(_ raw: String) -> Result<String, ReadingListError> {
-        Title.validate(raw).mapError { .invalidTitle($0) }
+        switch Title.validate(raw) {
+        case .success(let title): .success(title)
+        case .failure(let problem): .failure(.invalidTitle(problem))
+        }
     }
 
-    private func checkExpect(_ expect: Revision?) -> Result<Void, ReadingListError> {
-        if let expect, expect != speculative.revision { return .failure(.conflict(current: speculative.revision)) }
-        return .success(())
+    /// The conflict when `expect` is set and the list is at another revision.
+    private func conflict(_ expect: Revision?) -> ReadingListError? {
+        if let expect, expect != speculative.revision { return .conflict(current: speculative.revision) }
+        return nil
     }
 
     private func existing(_ id: UUID, expect: Revision?) -> Result<Item, ReadingListError> {
-        checkExpect(expect).flatMap {
-            guard let item = speculative.item(id, accepted: accepted.items) else { return .failure(.notFound(id)) }
-            return .success(item)
-        }
+        if let conflict = conflict(expect) { return .failure(conflict) }
+        guard let item = speculative.item(id, accepted: accepted.items) else { return .failure(.notFound(id)) }
+        return .success(item)
     }
 
     private func changed(_ change: ListChange, item: Item, at revision: Revision) -> MutationResult {
