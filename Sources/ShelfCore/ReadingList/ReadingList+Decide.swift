@@ -8,77 +8,63 @@ extension ReadingList {
         guard speculative.revision < .max - 1 else {
             return .failure(.storageFailed(.corrupt(path: "list", reason: "the revision counter is exhausted")))
         }
-        let next = speculative.revision + 1
-        // Plain control flow rather than `Result.map` closures: each closure formed here is isolated to the actor
-        // and entered through a run-time isolation check, and this runs for every change.
+        do {
+            return .success(try result(of: mutation, expect: expect, at: speculative.revision + 1))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// What `mutation` does at revision `next`. Typed throws and plain control flow rather than `Result.map`
+    /// closures: each closure formed here would be isolated to the actor and entered through a run-time isolation
+    /// check, and this runs for every change.
+    private func result(of mutation: Mutation, expect: Revision?, at next: Revision) throws(ReadingListError) -> MutationResult {
         switch mutation {
         case .add(let raw):
-            let title: String
-            switch validTitle(raw) {
-            case .success(let valid): title = valid
-            case .failure(let error): return .failure(error)
-            }
-            if let conflict = conflict(expect) { return .failure(conflict) }
+            let title = try validTitle(raw)
+            try checkExpect(expect)
             let item = Item(id: newID(), title: title, isRead: false, addedAt: Timestamp.truncated(now()), revision: next)
-            return .success(changed(.added(item), item: item, at: next))
+            return changed(.added(item), item: item, at: next)
         case .setRead(let id, let isRead):
-            var item: Item
-            switch existing(id, expect: expect) {
-            case .success(let found): item = found
-            case .failure(let error): return .failure(error)
-            }
-            if item.isRead == isRead { return .success(unchanged(item)) }
+            var item = try existing(id, expect: expect)
+            if item.isRead == isRead { return unchanged(item) }
             item.isRead = isRead
             item.revision = next
-            return .success(changed(.updated(item), item: item, at: next))
+            return changed(.updated(item), item: item, at: next)
         case .toggle(let id):
-            var item: Item
-            switch existing(id, expect: expect) {
-            case .success(let found): item = found
-            case .failure(let error): return .failure(error)
-            }
+            var item = try existing(id, expect: expect)
             item.isRead.toggle()
             item.revision = next
-            return .success(changed(.updated(item), item: item, at: next))
+            return changed(.updated(item), item: item, at: next)
         case .rename(let id, let raw):
-            let title: String
-            switch validTitle(raw) {
-            case .success(let valid): title = valid
-            case .failure(let error): return .failure(error)
-            }
-            var item: Item
-            switch existing(id, expect: expect) {
-            case .success(let found): item = found
-            case .failure(let error): return .failure(error)
-            }
-            if item.title == title { return .success(unchanged(item)) }
+            let title = try validTitle(raw)
+            var item = try existing(id, expect: expect)
+            if item.title == title { return unchanged(item) }
             item.title = title
             item.revision = next
-            return .success(changed(.updated(item), item: item, at: next))
+            return changed(.updated(item), item: item, at: next)
         case .remove(let id):
-            if case .failure(let error) = existing(id, expect: expect) { return .failure(error) }
-            return .success(MutationResult(
-                revision: next, item: nil, id: id, change: RevisionedChange(revision: next, change: .removed(id))))
+            _ = try existing(id, expect: expect)
+            return MutationResult(revision: next, item: nil, id: id, change: RevisionedChange(revision: next, change: .removed(id)))
         }
     }
 
-    private func validTitle(_ raw: String) -> Result<String, ReadingListError> {
+    private func validTitle(_ raw: String) throws(ReadingListError) -> String {
         switch Title.validate(raw) {
-        case .success(let title): .success(title)
-        case .failure(let problem): .failure(.invalidTitle(problem))
+        case .success(let title): return title
+        case .failure(let problem): throw .invalidTitle(problem)
         }
     }
 
-    /// The conflict when `expect` is set and the list is at another revision.
-    private func conflict(_ expect: Revision?) -> ReadingListError? {
-        if let expect, expect != speculative.revision { return .conflict(current: speculative.revision) }
-        return nil
+    /// Throws the conflict when `expect` is set and the list is at another revision.
+    private func checkExpect(_ expect: Revision?) throws(ReadingListError) {
+        if let expect, expect != speculative.revision { throw .conflict(current: speculative.revision) }
     }
 
-    private func existing(_ id: UUID, expect: Revision?) -> Result<Item, ReadingListError> {
-        if let conflict = conflict(expect) { return .failure(conflict) }
-        guard let item = speculative.item(id, accepted: accepted.items) else { return .failure(.notFound(id)) }
-        return .success(item)
+    private func existing(_ id: UUID, expect: Revision?) throws(ReadingListError) -> Item {
+        try checkExpect(expect)
+        guard let item = speculative.item(id, accepted: accepted.items) else { throw .notFound(id) }
+        return item
     }
 
     private func changed(_ change: ListChange, item: Item, at revision: Revision) -> MutationResult {
