@@ -215,8 +215,9 @@ final class Outbox: Sendable {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.directWrite = false
             // Ahead of any job the reader queued meanwhile: those came after this write.
-            // Kept as the slice it is: the rest of a large reply (a `list`) is not copied again.
-            state.unsent = unsent
+            // Kept as the slice it is: the rest of a large reply (a `list`) is not copied again. An empty one is not
+            // kept at all: it would hold on to the whole reply it was cut from.
+            state.unsent = unsent.isEmpty ? [] : unsent
             state.jobs.insert(contentsOf: jobs, at: state.jobHead)
             guard state.hasWork, let waiter = state.waiter else { return nil }
             state.waiter = nil

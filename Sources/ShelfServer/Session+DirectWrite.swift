@@ -9,7 +9,7 @@ extension Session {
     nonisolated(nonsending) func answerDirectly(
         _ element: IncomingMessage.IncomingRequest, context: inout ReaderContext, window: RequestWindow
     ) async {
-        var prepared = await prepare(element, context: &context)
+        let prepared = await prepare(element, context: &context)
         if let (submission, id) = prepared.mutation, case .pending = submission {
             // Requests read meanwhile queue behind this reply, and notifications wait for it (the outbox holds
             // them while a direct write is on).
@@ -22,7 +22,7 @@ extension Session {
             }
             return
         }
-        finishDirectReply(await prepared.takeAnswer(), window: window)
+        finishDirectReply(await prepared.answer(), window: window)
     }
 
     /// Ends a direct write with `reply` (each notification it must follow first), or with nothing for a

@@ -82,42 +82,13 @@ extension Session {
     /// The most requests one batch may hold; a larger batch gets one -32600 (protocol/PROTOCOL.md §10).
     static let maxBatchElements = 1000
 
-    /// One carried-out request: its response, known now or produced later (neither for a notification), and how
-    /// many bytes of it are already encoded (held against the reply budget until written).
+    /// One carried-out request: the closure that produces its response (`nil` for a notification), and how many
+    /// bytes of it are already encoded (held against the reply budget until written).
     struct Prepared {
-        /// The response, when it is known now.
-        private var ready: Encoded?
-        /// Produces the response once it is known (a mutation's, after its save).
-        private var later: Answer?
-        private(set) var encodedBytes = 0
+        var answer: Answer
+        var encodedBytes = 0
         /// A mutation's submission, and the id its reply carries (`nil` for a notification).
-        private(set) var mutation: (submission: Submission, id: RequestID?)?
-
-        /// A response known now; `nil` for a notification, which gets none.
-        init(ready: Encoded?) {
-            self.ready = ready
-            encodedBytes = ready.map { $0.json.count + $0.before.count } ?? 0
-        }
-
-        /// A mutation's response, produced once `submission` is answered.
-        init(later: @escaping Answer, mutation: (submission: Submission, id: RequestID?)) {
-            self.later = later
-            self.mutation = mutation
-        }
-
-        /// The response as a job for the writer's queue.
-        var answer: Answer {
-            if let later { return later }
-            let ready = self.ready
-            return { ready }
-        }
-
-        /// The response, moved out of this value: a large one (a `list`) is then the only owner of its buffer, so
-        /// appending its LF copies nothing.
-        mutating func takeAnswer() async -> Encoded? {
-            if let later { return await later() }
-            return ready.take()
-        }
+        var mutation: (submission: Submission, id: RequestID?)?
     }
 
     /// Carries out one request.
@@ -155,7 +126,7 @@ extension Session {
             let submission = await list.submit(mutation, expect: expect)
             if case .pending(let ticket) = submission { context.lastPendingTicket = ticket }
             let list = self.list
-            return Prepared(later: {
+            return Prepared(answer: {
                 let outcome = await list.outcome(of: submission)
                 guard let id else { return nil }
                 return Self.encode(id: id, mutation: outcome)
@@ -169,7 +140,7 @@ extension Session {
             }
             // A read sent as a notification could only be thrown away: it does nothing (a `watch` needs an id to
             // deliver its backlog).
-            guard let id else { return Prepared(ready: nil) }
+            guard let id else { return Prepared(answer: { nil }) }
             var encoded: Encoded
             if case .list(let filter) = call {
                 encoded = await listReply(id: id, filter: filter)
@@ -179,7 +150,8 @@ extension Session {
                 let (outcome, revision) = await run(call)
                 encoded = Self.encode(RPCResponse(id: id, outcome: outcome), revision: revision)
             }
-            return Prepared(ready: encoded)
+            let answer = encoded
+            return Prepared(answer: { answer }, encodedBytes: answer.json.count + answer.before.count)
         }
     }
 
@@ -318,8 +290,9 @@ extension Session {
 
     /// An answer known now: encoded at once, or nothing for a notification.
     private static func answer(_ id: RequestID?, _ outcome: Result<JSONValue, RPCError>) -> Prepared {
-        guard let id else { return Prepared(ready: nil) }
-        return Prepared(ready: encode(RPCResponse(id: id, outcome: outcome)))
+        guard let id else { return Prepared(answer: { nil }) }
+        let encoded = encode(RPCResponse(id: id, outcome: outcome))
+        return Prepared(answer: { encoded }, encodedBytes: encoded.json.count)
     }
 
     static func encode(_ response: RPCResponse, revision: Revision? = nil) -> Encoded {
