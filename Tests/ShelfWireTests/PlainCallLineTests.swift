@@ -120,4 +120,12 @@ import Testing
         #expect(calls.map(\.methodName) == calls.map(\.request.method))
         #expect(Set(calls.map(\.methodName)) == Set(MethodCall.methodNames))
     }
+
+    @Test("`expect` written -0 is revision 0 (protocol/PROTOCOL.md §5), decided by the general path")
+    func minusZeroExpect() throws {
+        let line = Array(#"{"id":1,"method":"add","params":{"title":"a","expect":-0}}"#.utf8)
+        #expect(Self.fast(line) == nil)
+        let general = try #require(Self.general(line))
+        #expect(general.call == .mutate(.add(title: "a"), expect: 0))
+    }
 }
