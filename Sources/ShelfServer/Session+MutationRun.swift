@@ -3,27 +3,37 @@ import ShelfJSON
 import ShelfWire
 
 extension Session {
-    /// One request line that is a single, valid mutation.
-    struct PlainMutation {
-        let id: RequestID?
-        let mutation: Mutation
-        let expect: Revision?
+    /// Request lines that are each a single, valid mutation: their ids and their requests, in order (two arrays, so
+    /// the requests go to the list as they are).
+    struct MutationRun {
+        var ids: [RequestID?] = []
+        var requests: [ReadingList.Request] = []
+
+        var count: Int { ids.count }
+
+        mutating func append(id: RequestID?, _ mutation: Mutation, expect: Revision?) {
+            ids.append(id)
+            requests.append(ReadingList.Request(mutation, expect: expect))
+        }
     }
 
     /// The longest run (at most 64, and at most `limit`: the request window, whose slots the run takes before any
     /// of its answers can be written) of lines at the start of `events` that are each one valid mutation request
     /// the connection may make; decoded once here.
-    func mutationRun(_ events: ArraySlice<LineFramer.Event>, context: ReaderContext, limit: Int) -> [PlainMutation] {
-        guard context.authenticated, events.count > 1, limit > 1 else { return [] }
-        var run: [PlainMutation] = []
-        for event in events.prefix(min(64, limit)) {
+    func mutationRun(_ events: ArraySlice<LineFramer.Event>, context: ReaderContext, limit: Int) -> MutationRun {
+        var run = MutationRun()
+        guard context.authenticated, events.count > 1, limit > 1 else { return run }
+        let most = min(64, limit, events.count)
+        run.ids.reserveCapacity(most)
+        run.requests.reserveCapacity(most)
+        for event in events.prefix(most) {
             guard case .line(let bytes) = event, case .single(let element) = IncomingMessage.decodeCall(line: bytes) else { break }
             switch element {
             case .call(let id, .mutate(let mutation, let expect)):
-                run.append(PlainMutation(id: id, mutation: mutation, expect: expect))
+                run.append(id: id, mutation, expect: expect)
             case .request(let request):
                 guard case .success(.mutate(let mutation, let expect)) = MethodCall.decode(request) else { return run }
-                run.append(PlainMutation(id: request.id, mutation: mutation, expect: expect))
+                run.append(id: request.id, mutation, expect: expect)
             case .call, .invalid:
                 return run
             }
@@ -33,7 +43,7 @@ extension Session {
 
     /// Queues the reply jobs of a run of mutations in order, submits them all in one call to the list, then lets
     /// the writer collect each answer — the same order and answers as one at a time, with one actor hop.
-    nonisolated(nonsending) func submitRun(_ run: [PlainMutation], window: RequestWindow, context: inout ReaderContext) async {
+    nonisolated(nonsending) func submitRun(_ run: MutationRun, window: RequestWindow, context: inout ReaderContext) async {
         if window.tryAcquire(run.count) {
             if outbox.beginDirectWrite() {
                 await answerRunDirectly(run, window: window, context: &context)
@@ -42,15 +52,14 @@ extension Session {
             window.release(run.count)
         }
         var promises: [ReplyPromise<Submission>] = []
-        for request in run {
+        for id in run.ids {
             await window.acquire()
             let promise = ReplyPromise<Submission>()
             promises.append(promise)
             let list = self.list
-            let id = request.id
             outbox.push { await Self.reply(to: await promise.value, id: id, from: list) }
         }
-        let submissions = await list.submitAll(run.map { ($0.mutation, $0.expect) })
+        let submissions = await list.submitAll(run.requests)
         for (promise, submission) in zip(promises, submissions) {
             if case .pending(let ticket) = submission { context.lastPendingTicket = ticket }
             promise.fulfil(submission)
@@ -60,8 +69,8 @@ extension Session {
     /// A run with nothing owed ahead of it (`Outbox.beginDirectWrite`) and its `window` slots taken: when every
     /// mutation is answered at once (the memory store), the replies go out in one write, each after the
     /// notifications it must follow; otherwise their reply jobs go to the writer, in order.
-    private nonisolated(nonsending) func answerRunDirectly(_ run: [PlainMutation], window: RequestWindow, context: inout ReaderContext) async {
-        let submissions = await list.submitAll(run.map { ($0.mutation, $0.expect) })
+    private nonisolated(nonsending) func answerRunDirectly(_ run: MutationRun, window: RequestWindow, context: inout ReaderContext) async {
+        let submissions = await list.submitAll(run.requests)
         var outcomes: [Result<MutationResult, ReadingListError>] = []
         for submission in submissions {
             switch submission {
@@ -71,16 +80,16 @@ extension Session {
         }
         guard outcomes.count == run.count else {
             let list = self.list
-            let jobs: [Outbox.Job] = zip(run, submissions).map { request, submission in
-                { await Self.reply(to: submission, id: request.id, from: list) }
+            let jobs: [Outbox.Job] = zip(run.ids, submissions).map { id, submission in
+                { await Self.reply(to: submission, id: id, from: list) }
             }
             outbox.endDirectWrite(then: jobs)
             return
         }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(run.count * 256)
-        for (request, outcome) in zip(run, outcomes) {
-            guard let id = request.id else { continue }
+        for (id, outcome) in zip(run.ids, outcomes) {
+            guard let id else { continue }
             appendDirectReply(id: id, mutation: outcome, to: &bytes)
         }
         finishDirectWrite(bytes, releasing: run.count, of: window)

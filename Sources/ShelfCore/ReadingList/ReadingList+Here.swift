@@ -35,16 +35,20 @@ extension ReadingList {
 
     /// Submits several mutations in order in one call (what a pipelining session sends together); the same as
     /// calling `submit(_:expect:)` for each.
-    public nonisolated(nonsending) func submitAll(_ requests: [(mutation: Mutation, expect: Revision?)]) async -> [Submission] {
-        let sendable = requests.map { Request(mutation: $0.mutation, expect: $0.expect) }
-        if let submissions = runHere({ $0.submitAllNow(sendable) }) { return submissions }
-        return await submitAllNow(sendable)
+    public nonisolated(nonsending) func submitAll(_ requests: [Request]) async -> [Submission] {
+        if let submissions = runHere({ $0.submitAllNow(requests) }) { return submissions }
+        return await submitAllNow(requests)
     }
 
-    /// One request of `submitAll(_:)`.
-    struct Request: Sendable {
-        let mutation: Mutation
-        let expect: Revision?
+    /// One request of `submitAll(_:)`: a mutation, and the revision it expects (`nil`: any).
+    public struct Request: Sendable {
+        public let mutation: Mutation
+        public let expect: Revision?
+
+        public init(_ mutation: Mutation, expect: Revision?) {
+            self.mutation = mutation
+            self.expect = expect
+        }
     }
 
     /// `answer(_:)`; on the list's executor the wait is registered in place, so the caller is resumed once, when
