@@ -203,14 +203,14 @@ extension Session {
         let listCache = self.listCache
         let encode: @Sendable () -> Encoded = {
             let items = listCache.items(filter, of: snapshot)
-            var bytes: [UInt8] = []
-            // Room for all of it and the LF at once: growing a multi-megabyte buffer would copy it each time.
-            bytes.reserveCapacity(items.count + 128)
-            JSONWriter.appendRaw(#"{"jsonrpc":"2.0","id":"#, to: &bytes)
+            var bytes: [UInt8] = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
             JSONWriter.append(id.json, to: &bytes)
             JSONWriter.appendRaw(#","result":{"revision":"#, to: &bytes)
             JSONWriter.appendInteger(snapshot.revision, to: &bytes)
             JSONWriter.appendRaw(#","items":"#, to: &bytes)
+            // Room for the items and the closing braces at once, whatever the id's length: growing a multi-megabyte
+            // buffer would copy it, and double it.
+            bytes.reserveCapacity(bytes.count + items.count + 2)
             bytes.append(contentsOf: items)
             JSONWriter.appendRaw("}}", to: &bytes)
             return Encoded(json: bytes, revision: snapshot.revision)

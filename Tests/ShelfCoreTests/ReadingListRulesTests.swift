@@ -25,6 +25,27 @@ struct ReadingListRulesTests {
         #expect(store.writeAttempts == 5)
     }
 
+    @Test("submitAll answers each request as submit would, in order: a stale expect in the middle is a conflict")
+    func submitAllInOrder() async throws {
+        let list = try await makeList(store: store, ids: ids, clock: clock)
+        let submissions = await list.submitAll([
+            ReadingList.Request(.add(title: "A"), expect: nil),
+            ReadingList.Request(.add(title: "B"), expect: 0),
+            ReadingList.Request(.add(title: "C"), expect: 1),
+            ReadingList.Request(.add(title: " "), expect: nil),
+        ])
+        var outcomes: [Result<MutationResult, ReadingListError>] = []
+        for submission in submissions { outcomes.append(await list.outcome(of: submission)) }
+        #expect(outcomes.count == 4)
+        #expect((try? outcomes[0].get())?.item?.title == "A")
+        #expect((try? outcomes[0].get())?.revision == 1)
+        #expect(outcomes[1] == .failure(.conflict(current: 1)))
+        #expect((try? outcomes[2].get())?.item?.title == "C")
+        #expect((try? outcomes[2].get())?.revision == 2)
+        #expect(outcomes[3] == .failure(.invalidTitle(.blank)))
+        #expect(await list.revision == 2)
+    }
+
     @Test("an item's revision is the list revision at which it last changed")
     func itemRevision() async throws {
         let list = try await makeList(store: store, ids: ids, clock: clock)

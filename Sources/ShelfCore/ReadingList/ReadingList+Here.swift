@@ -35,6 +35,8 @@ extension ReadingList {
 
     /// Submits several mutations in order in one call (what a pipelining session sends together); the same as
     /// calling `submit(_:expect:)` for each.
+    /// - Parameter requests: the mutations, in the order they arrived.
+    /// - Returns: one submission per request, in the same order (collect each with `outcome(of:)`).
     public nonisolated(nonsending) func submitAll(_ requests: [Request]) async -> [Submission] {
         if let submissions = runHere({ $0.submitAllNow(requests) }) { return submissions }
         return await submitAllNow(requests)
@@ -42,9 +44,12 @@ extension ReadingList {
 
     /// One request of `submitAll(_:)`: a mutation, and the revision it expects (`nil`: any).
     public struct Request: Sendable {
+        /// The change asked for.
         public let mutation: Mutation
+        /// When set, the change applies only if the list is exactly at this revision (else `.conflict`).
         public let expect: Revision?
 
+        /// A request for `mutation`, conditional on `expect` when it is set.
         public init(_ mutation: Mutation, expect: Revision?) {
             self.mutation = mutation
             self.expect = expect

@@ -74,8 +74,9 @@ public final class TCPConnection: Sendable {
         try await write(bytes[...])
     }
 
-    /// `write(_:)` for part of an array (the rest of a large reply the socket did not take at once), without copying
-    /// it out first.
+    /// Writes all of `bytes`, part of an array (the rest of a large reply the socket did not take at once), without
+    /// copying it out first; otherwise as the `[UInt8]` overload.
+    /// - Throws: as the `[UInt8]` overload.
     public func write(_ bytes: ArraySlice<UInt8>) async throws {
         var offset = 0
         while offset < bytes.count {
