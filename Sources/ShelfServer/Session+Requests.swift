@@ -208,9 +208,9 @@ extension Session {
             JSONWriter.appendRaw(#","result":{"revision":"#, to: &bytes)
             JSONWriter.appendInteger(snapshot.revision, to: &bytes)
             JSONWriter.appendRaw(#","items":"#, to: &bytes)
-            // Room for the items and the closing braces at once, whatever the id's length: growing a multi-megabyte
-            // buffer would copy it, and double it.
-            bytes.reserveCapacity(bytes.count + items.count + 2)
+            // Room for the items, the closing braces and the LF the line gets, whatever the id's length: growing a
+            // multi-megabyte buffer would copy it, and double it.
+            bytes.reserveCapacity(bytes.count + items.count + 3)
             bytes.append(contentsOf: items)
             JSONWriter.appendRaw("}}", to: &bytes)
             return Encoded(json: bytes, revision: snapshot.revision)
