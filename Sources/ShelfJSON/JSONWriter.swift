@@ -113,17 +113,14 @@ public enum JSONWriter {
         out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    /// Appends `value` in decimal (a JSON number), without building a String.
+    /// Appends `value` in decimal (a JSON number), without building a String: written by `JSONByteCursor` into a
+    /// stack buffer, then appended at once.
     public static func appendInteger(_ value: UInt64, to out: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var rest = value
-            var start = digits.count
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+            guard let start = digits.baseAddress else { return }
+            var cursor = JSONByteCursor(start)
+            cursor.putInteger(value)
+            out.append(contentsOf: UnsafeBufferPointer(start: start, count: cursor.position - start))
         }
     }
 

@@ -117,6 +117,7 @@ extension Session {
     /// The methods a connection may call before `auth` when the server has a token.
     static let allowedBeforeAuth = ["hello", "ping", "auth"]
 
+    /// The error for any other request before `auth` (protocol/PROTOCOL.md §12).
     static let unauthorized = RPCError(.unauthorized, "Unauthorized: authenticate first with {\"method\":\"auth\",\"params\":{\"token\":\"…\"}}")
 
     /// Carries out one typed request.

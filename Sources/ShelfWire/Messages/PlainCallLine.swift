@@ -15,9 +15,9 @@ import ShelfJSON
 /// Methods and params (protocol/PROTOCOL.md, "Methods"): `hello` and `ping` (no params); `get` (`id`); `add`
 /// (`title`, `expect`); `mark` (`id`, `read`, `expect`); `toggle` and `remove` (`id`, `expect`); `rename` (`id`,
 /// `title`, `expect`). `expect` is optional and may be `null`; every other param listed is required.
-public enum PlainCallLine {
+enum PlainCallLine {
     /// The id and call on `line` (without its LF), or `nil` when the general path must decode it.
-    public static func decode(_ line: UnsafeBufferPointer<UInt8>) -> (id: RequestID?, call: MethodCall)? {
+    static func decode(_ line: UnsafeBufferPointer<UInt8>) -> (id: RequestID?, call: MethodCall)? {
         var scanner = PlainLineScanner(bytes: line)
         return scanner.call()
     }
