@@ -10,9 +10,11 @@ extension Session {
         _ element: IncomingMessage.IncomingRequest, context: inout ReaderContext, window: RequestWindow
     ) async {
         let prepared = await prepare(element, context: &context)
-        if let (submission, id) = prepared.mutation, case .pending = submission {
-            // Requests read meanwhile queue behind this reply, and notifications wait for it (the outbox holds
-            // them while a direct write is on).
+        if let (submission, id) = prepared.mutation {
+            // A pending one is answered when the list publishes it: requests read meanwhile queue behind this reply,
+            // and notifications wait for it (the outbox holds them while a direct write is on). An answered one
+            // (a memory store, or a refusal) is written at once, without calling its answer closure: that async
+            // call cost the task a check of its executor preference on return.
             list.whenAnswered(submission) { [self] outcome in
                 guard let id else { return finishDirectReply(nil, window: window) }
                 var bytes: [UInt8] = []

@@ -78,6 +78,12 @@ final class Session: Sendable {
 
     private func readLoop(window: RequestWindow) async {
         defer { outbox.finish() }
+        // One cancellation handler for the whole loop (`stop()` cancels this task), not one per read.
+        await connection.coveringReadCancellation { await readRequests(window: window) }
+    }
+
+    /// Reads, frames and carries out requests until the peer stops sending, the session stops or reading fails.
+    private nonisolated(nonsending) func readRequests(window: RequestWindow) async {
         var framer = LineFramer(maxLineBytes: configuration.maxLineBytes)
         var context = ReaderContext(authenticated: tokenCheck == nil)
         var handledThisTurn = 0

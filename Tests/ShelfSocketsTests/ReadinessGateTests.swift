@@ -63,4 +63,47 @@ struct ReadinessGateTests {
         }
         try await waiter.value
     }
+
+    @Test func oneCoveringHandlerWakesWhicheverWaitIsParked() async throws {
+        let gate = ReadinessGate(direction: "read")
+        let waits = Task { () -> [String] in
+            await gate.coveringCancellation {
+                var outcomes: [String] = []
+                // Two waits resumed by signals, then one parked until the task is cancelled, then one after that.
+                for _ in 0..<4 {
+                    do {
+                        try await gate.wait()
+                        outcomes.append("ready")
+                    } catch {
+                        outcomes.append(error is CancellationError ? "cancelled" : "\(error)")
+                    }
+                }
+                return outcomes
+            }
+        }
+        try await withDeadline {
+            try await waitUntil { gate.hasWaiter }
+            gate.signal()
+            try await waitUntil { gate.hasWaiter }
+            gate.signal()
+            try await waitUntil { gate.hasWaiter }
+        }
+        waits.cancel()
+        let outcomes = try await withDeadline { await waits.value }
+        #expect(outcomes == ["ready", "ready", "cancelled", "cancelled"])
+        #expect(!gate.hasWaiter)
+    }
+
+    @Test func afterTheCoveringScopeAWaitHasItsOwnHandlerAgain() async throws {
+        let gate = ReadinessGate(direction: "read")
+        gate.signal()
+        let covered = await gate.coveringCancellation { () async -> Bool in
+            do { try await gate.wait(); return true } catch { return false }
+        }
+        #expect(covered)
+        let waiter = Task { try await gate.wait() }
+        try await withDeadline { try await waitUntil { gate.hasWaiter } }
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+    }
 }

@@ -97,6 +97,30 @@ struct TCPConnectionTests {
         }
     }
 
+    @Test func cancellingAReadUnderTheCoveringHandlerResumesIt() async throws {
+        let pair = try await LoopbackPair.make()
+        defer { pair.close() }
+        let reading = Task {
+            await pair.client.coveringReadCancellation {
+                var read: [[UInt8]] = []
+                do {
+                    while true { read.append(try await pair.client.read()) }
+                } catch {
+                    return (read, error is CancellationError)
+                }
+            }
+        }
+        try await withDeadline {
+            try await waitUntil { pair.client.registration.readable.hasWaiter }
+            try await pair.server.write([5])
+            try await waitUntil { pair.client.registration.readable.hasWaiter }
+        }
+        reading.cancel()
+        let (read, cancelled) = try await withDeadline { await reading.value }
+        #expect(read == [[5]])
+        #expect(cancelled)
+    }
+
     @Test func aReadAndAWriteCanBePendingAtTheSameTime() async throws {
         let pair = try await LoopbackPair.make()
         defer { pair.close() }

@@ -25,6 +25,8 @@ final class ReadinessGate: Sendable {
         var closed = false
         var waiter: Waiter?
         var lastToken: UInt64 = 0
+        /// Set while one cancellation handler of the caller's covers every wait (`coveringCancellation(_:)`).
+        var covered = false
     }
 
     private let state = Mutex(State())
@@ -39,35 +41,63 @@ final class ReadinessGate: Sendable {
     /// - Throws: `SocketError.closed` if the gate is or becomes closed; `CancellationError` if the task is
     ///   cancelled while parked (a readiness already recorded wins over cancellation).
     nonisolated(nonsending) func wait() async throws {
-        let token = state.withLock { state in
+        let (token, covered) = state.withLock { state in
             state.lastToken &+= 1
-            return state.lastToken
+            return (state.lastToken, state.covered)
         }
+        if covered { return try await park(token) }
         try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
-                let immediate: Result<Void, any Error>? = state.withLock { state in
-                    if state.closed { return .failure(SocketError.closed) }
-                    if state.ready {
-                        state.ready = false
-                        return .success(())
-                    }
-                    // Checked under the lock: a cancellation handler that ran before this point has already
-                    // made `isCancelled` true; one that runs later finds the parked waiter.
-                    if Task.isCancelled { return .failure(CancellationError()) }
-                    precondition(state.waiter == nil, "concurrent \(direction) on one socket is not supported")
-                    state.waiter = Waiter(token: token, continuation: continuation)
-                    return nil
-                }
-                if let immediate { continuation.resume(with: immediate) }
-            }
+            try await park(token)
         } onCancel: {
-            let cancelled = state.withLock { state -> UnsafeContinuation<Void, any Error>? in
-                guard let waiter = state.waiter, waiter.token == token else { return nil }
-                state.waiter = nil
-                return waiter.continuation
-            }
-            cancelled?.resume(throwing: CancellationError())
+            cancelWaiter { $0.token == token }
         }
+    }
+
+    /// Runs `body` under one cancellation handler that wakes whichever wait of this gate is parked, so the waits in
+    /// it register none of their own: `withTaskCancellationHandler` costs a wait two hops to the generic executor
+    /// (each a look-up of the task's executor preference) and a status record added and removed, on the path of
+    /// every request a session reads.
+    /// - Important: only for the one task that waits on this gate while `body` runs (a connection's reader); not
+    ///   reentrant.
+    nonisolated(nonsending) func coveringCancellation<T>(_ body: nonisolated(nonsending) () async -> T) async -> T {
+        state.withLock { $0.covered = true }
+        defer { state.withLock { $0.covered = false } }
+        return await withTaskCancellationHandler {
+            await body()
+        } onCancel: {
+            cancelWaiter { _ in true }
+        }
+    }
+
+    /// Parks the caller until `signal()`, `close()` or a cancellation handler resumes it; returns at once when
+    /// readiness is already recorded.
+    private nonisolated(nonsending) func park(_ token: UInt64) async throws {
+        try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+            let immediate: Result<Void, any Error>? = state.withLock { state in
+                if state.closed { return .failure(SocketError.closed) }
+                if state.ready {
+                    state.ready = false
+                    return .success(())
+                }
+                // Checked under the lock: a cancellation handler that ran before this point has already
+                // made `isCancelled` true; one that runs later finds the parked waiter.
+                if Task.isCancelled { return .failure(CancellationError()) }
+                precondition(state.waiter == nil, "concurrent \(direction) on one socket is not supported")
+                state.waiter = Waiter(token: token, continuation: continuation)
+                return nil
+            }
+            if let immediate { continuation.resume(with: immediate) }
+        }
+    }
+
+    /// A cancellation handler: resumes the parked waiter with `CancellationError` when `matches` accepts it.
+    private func cancelWaiter(_ matches: (Waiter) -> Bool) {
+        let cancelled = state.withLock { state -> UnsafeContinuation<Void, any Error>? in
+            guard let waiter = state.waiter, matches(waiter) else { return nil }
+            state.waiter = nil
+            return waiter.continuation
+        }
+        cancelled?.resume(throwing: CancellationError())
     }
 
     /// Reactor thread: readiness arrived; wakes the parked waiter or remembers it.

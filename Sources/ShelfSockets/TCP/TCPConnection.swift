@@ -65,6 +65,14 @@ public final class TCPConnection: Sendable {
         }
     }
 
+    /// Runs `body`, in which every `read` that waits is woken with `CancellationError` when the task is cancelled,
+    /// as outside it, but under this one cancellation handler instead of one registered per wait: the connection's
+    /// reader runs its whole loop in it, so a request costs no handler of its own.
+    /// - Important: only for the task that reads this connection while `body` runs; not reentrant.
+    public nonisolated(nonsending) func coveringReadCancellation<T>(_ body: nonisolated(nonsending) () async -> T) async -> T {
+        await registration.readable.coveringCancellation(body)
+    }
+
     /// Writes all of `bytes`, suspending while the socket's send buffer is full. Uses `send` with `MSG_NOSIGNAL`,
     /// so a closed peer never raises `SIGPIPE`.
     /// - Throws: `SocketError.peerClosed` on `EPIPE`/`ECONNRESET`; `.closed` if `close()` is or was called;
