@@ -10,21 +10,35 @@ extension Session {
         _ element: IncomingMessage.IncomingRequest, context: inout ReaderContext, window: RequestWindow
     ) async {
         let prepared = await prepare(element, context: &context)
-        if let (submission, id) = prepared.mutation {
-            // A pending one is answered when the list publishes it: requests read meanwhile queue behind this reply,
-            // and notifications wait for it (the outbox holds them while a direct write is on). An answered one
-            // (a memory store, or a refusal) is written at once, without calling its answer closure: that async
-            // call cost the task a check of its executor preference on return.
-            list.whenAnswered(submission) { [self] outcome in
-                guard let id else { return finishDirectReply(nil, window: window) }
-                var bytes: [UInt8] = []
-                bytes.reserveCapacity(256)
-                appendDirectReply(id: id, mutation: outcome, to: &bytes)
-                finishDirectWrite(bytes, releasing: 1, of: window)
-            }
-            return
-        }
+        if finishDirectReply(mutation: prepared.mutation, window: window) { return }
+        // Not a mutation: its own closure.
         finishDirectReply(await prepared.answer(), window: window)
+    }
+
+    /// Ends a direct write with a mutation's reply: at once for an answered one (a memory store's change, or a
+    /// refusal), without calling an answer closure; for a pending one when the list publishes it (requests read
+    /// meanwhile queue behind this reply, and notifications wait for it: the outbox holds them while a direct
+    /// write is on). Synchronous, so the caller's async frame does not hold the outcome: a session keeps the
+    /// largest frame stack it ever had for as long as it lives.
+    /// - Returns: false, doing nothing, when the request was not a mutation.
+    private func finishDirectReply(mutation: (submission: Submission, id: RequestID?)?, window: RequestWindow) -> Bool {
+        guard let (submission, id) = mutation else { return false }
+        if case .answered(let outcome) = submission {
+            finishDirectReply(id: id, mutation: outcome, window: window)
+        } else {
+            list.whenAnswered(submission) { [self] outcome in finishDirectReply(id: id, mutation: outcome, window: window) }
+        }
+        return true
+    }
+
+    /// Ends a direct write with a mutation's reply, written in place after the notifications it must follow (no
+    /// reply for a notification); either way the request's `window` slot is given back.
+    private func finishDirectReply(id: RequestID?, mutation outcome: Result<MutationResult, ReadingListError>, window: RequestWindow) {
+        guard let id else { return finishDirectReply(nil, window: window) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        appendDirectReply(id: id, mutation: outcome, to: &bytes)
+        finishDirectWrite(bytes, releasing: 1, of: window)
     }
 
     /// Ends a direct write with `reply` (each notification it must follow first), or with nothing for a

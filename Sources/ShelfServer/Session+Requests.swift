@@ -36,47 +36,64 @@ extension Session {
             case .single(let element):
                 if outbox.beginDirectWrite() {
                     await answerDirectly(element, context: &context, window: window)
-                    return
+                } else {
+                    await answerQueued(element, context: &context)
                 }
-                let answer = ReplyPromise<(Answer, Int)>()
-                outbox.push {
-                    let (answer, held) = await answer.value
-                    return await answer()?.reply(held: held)
-                }
-                let prepared = await prepare(element, context: &context)
-                // A peer that sends requests without reading the replies must not make the server buffer without
-                // bound: past the budget the reader waits for the writer (and TCP pushes back on the peer).
-                await outbox.holdReplyBytes(prepared.encodedBytes)
-                answer.fulfil((prepared.answer, prepared.encodedBytes))
-            case .batch(let elements) where elements.count > Self.maxBatchElements:
-                let error = RPCError(
-                    .invalidRequest,
-                    "Invalid request: a batch of \(elements.count) requests; the limit is \(Self.maxBatchElements)")
-                let line = Self.line(Self.encode(RPCResponse(id: .null, outcome: .failure(error))).json)
-                outbox.push { Outbox.Reply(line: line, revision: nil, held: 0) }
             case .batch(let elements):
-                let answers = ReplyPromise<([Answer], Int)>()
-                outbox.push {
-                    let (answers, held) = await answers.value
-                    var replies: [Encoded] = []
-                    for answer in answers {
-                        if let reply = await answer() { replies.append(reply) }
-                    }
-                    // JSON-RPC 2.0 §6: a batch of notifications gets no reply at all.
-                    return replies.isEmpty ? nil : Self.batchLine(replies, held: held)
-                }
-                var prepared: [Answer] = []
-                var encodedBytes = 0
-                for element in elements where context.keepReading {
-                    let one = await prepare(element, context: &context)
-                    prepared.append(one.answer)
-                    encodedBytes += one.encodedBytes
-                }
-                // Held once for the whole batch: its line is written only when every element is ready.
-                await outbox.holdReplyBytes(encodedBytes)
-                answers.fulfil((prepared, encodedBytes))
+                await answerBatch(elements, context: &context)
             }
         }
+    }
+
+    // The two paths below are functions of their own, never inlined into `handle`: an async function's frame
+    // holds every path's values, and a session keeps the deepest frame stack it ever had for as long as it lives.
+
+    /// Queues the reply job for one request behind the replies owed before it, then carries it out.
+    @inline(never)
+    private nonisolated(nonsending) func answerQueued(_ element: IncomingMessage.IncomingRequest, context: inout ReaderContext) async {
+        let answer = ReplyPromise<(Answer, Int)>()
+        outbox.push {
+            let (answer, held) = await answer.value
+            return await answer()?.reply(held: held)
+        }
+        let prepared = await prepare(element, context: &context)
+        // A peer that sends requests without reading the replies must not make the server buffer without
+        // bound: past the budget the reader waits for the writer (and TCP pushes back on the peer).
+        await outbox.holdReplyBytes(prepared.encodedBytes)
+        answer.fulfil((self.answer(to: prepared), prepared.encodedBytes))
+    }
+
+    /// Queues the reply job for a batch (one line with every element's response), then carries the elements out.
+    @inline(never)
+    private nonisolated(nonsending) func answerBatch(_ elements: [IncomingMessage.IncomingRequest], context: inout ReaderContext) async {
+        guard elements.count <= Self.maxBatchElements else {
+            let error = RPCError(
+                .invalidRequest,
+                "Invalid request: a batch of \(elements.count) requests; the limit is \(Self.maxBatchElements)")
+            let line = Self.line(Self.encode(RPCResponse(id: .null, outcome: .failure(error))).json)
+            outbox.push { Outbox.Reply(line: line, revision: nil, held: 0) }
+            return
+        }
+        let answers = ReplyPromise<([Answer], Int)>()
+        outbox.push {
+            let (answers, held) = await answers.value
+            var replies: [Encoded] = []
+            for answer in answers {
+                if let reply = await answer() { replies.append(reply) }
+            }
+            // JSON-RPC 2.0 §6: a batch of notifications gets no reply at all.
+            return replies.isEmpty ? nil : Self.batchLine(replies, held: held)
+        }
+        var prepared: [Answer] = []
+        var encodedBytes = 0
+        for element in elements where context.keepReading {
+            let one = await prepare(element, context: &context)
+            prepared.append(answer(to: one))
+            encodedBytes += one.encodedBytes
+        }
+        // Held once for the whole batch: its line is written only when every element is ready.
+        await outbox.holdReplyBytes(encodedBytes)
+        answers.fulfil((prepared, encodedBytes))
     }
 
     /// The most requests one batch may hold; a larger batch gets one -32600 (protocol/PROTOCOL.md §10).
@@ -85,10 +102,27 @@ extension Session {
     /// One carried-out request: the closure that produces its response (`nil` for a notification), and how many
     /// bytes of it are already encoded (held against the reply budget until written).
     struct Prepared {
+        /// The closure; for a mutation `Session.madeLater`, as `answer(to:)` makes its closure from `mutation` only
+        /// when the writer needs one: a reply written directly needs none, and that saves it an allocation.
         var answer: Answer
         var encodedBytes = 0
         /// A mutation's submission, and the id its reply carries (`nil` for a notification).
         var mutation: (submission: Submission, id: RequestID?)?
+    }
+
+    /// A mutation's `Prepared.answer`: a closure without context, so storing it allocates nothing.
+    static let madeLater: Answer = { nil }
+
+    /// The closure that produces `prepared`'s response: its own, or for a mutation one that waits for the list's
+    /// answer to it and encodes that.
+    func answer(to prepared: Prepared) -> Answer {
+        guard let (submission, id) = prepared.mutation else { return prepared.answer }
+        let list = self.list
+        return {
+            let outcome = await list.outcome(of: submission)
+            guard let id else { return nil }
+            return Self.encode(id: id, mutation: outcome)
+        }
     }
 
     /// Carries out one request.
@@ -126,12 +160,7 @@ extension Session {
         case .mutate(let mutation, let expect):
             let submission = await list.submit(mutation, expect: expect)
             if case .pending(let ticket) = submission { context.lastPendingTicket = ticket }
-            let list = self.list
-            return Prepared(answer: {
-                let outcome = await list.outcome(of: submission)
-                guard let id else { return nil }
-                return Self.encode(id: id, mutation: outcome)
-            }, mutation: (submission, id))
+            return Prepared(answer: Self.madeLater, mutation: (submission, id))
         case .auth(let token):
             return Self.answer(id, authenticate(token, context: &context))
         default:

@@ -87,6 +87,7 @@ final class Session: Sendable {
         var framer = LineFramer(maxLineBytes: configuration.maxLineBytes)
         var context = ReaderContext(authenticated: tokenCheck == nil)
         var handledThisTurn = 0
+        var events: [LineFramer.Event] = []
         while !Task.isCancelled, context.keepReading {
             let bytes: [UInt8]
             do {
@@ -97,8 +98,10 @@ final class Session: Sendable {
             // Only `watchIdle` reads it, and only with an idle timeout: spare every read a clock read otherwise.
             if configuration.idleTimeout != nil { lastActivity.withLock { $0 = .now } }
             let atEnd = bytes.isEmpty
-            // The last line may lack its LF; it is still answered, then the session ends.
-            let events = atEnd ? framer.finish() : framer.push(bytes)
+            // The last line may lack its LF; it is still answered, then the session ends. One array serves every
+            // read; a large one left by a burst of pipelined lines is not kept.
+            if events.capacity > Self.keptEventCapacity { events = [] } else { events.removeAll(keepingCapacity: true) }
+            if atEnd { events = framer.finish() } else { framer.push(bytes, into: &events) }
             // Lines already read are still answered after stop(): only reading more stops.
             var index = 0
             while index < events.count {
@@ -135,6 +138,9 @@ final class Session: Sendable {
             }
         }
     }
+
+    /// The most framed events whose room the reader keeps between reads (16 bytes each).
+    static let keptEventCapacity = 64
 
     /// The most requests a session carries out before letting the event loop serve other connections.
     static let requestsPerTurn = 256

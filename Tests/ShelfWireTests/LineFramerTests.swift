@@ -104,6 +104,14 @@ struct LineFramerTests {
         #expect(framer.finish() == [])
     }
 
+    @Test func pushingIntoAnArrayAppendsAfterWhatItHolds() {
+        var framer = LineFramer()
+        var events: [LineFramer.Event] = [line("kept")]
+        framer.push(Array("a\nb".utf8), into: &events)
+        framer.push(Array("b\n".utf8), into: &events)
+        #expect(events == [line("kept"), line("a"), line("bb")])
+    }
+
     @Test func aLineIsDeliveredAsSoonAsItsLineFeedArrives() {
         var framer = LineFramer()
         #expect(framer.push(Array("{\"id\"".utf8)) == [])

@@ -19,7 +19,7 @@ public final class ReactorExecutor: TaskExecutor, Sendable {
     public let serial: ReactorSerialExecutor
     private let queue: ReactorJobQueue
     /// Work to run when the current round's jobs are done (`afterRound`); touched on the loop thread only.
-    private let roundEnd = Mutex<[@Sendable () -> Void]>([])
+    private let roundEnd = Mutex<[RoundEnd]>([])
     /// The loop thread's buffer for socket reads (`withReadBuffer`), `readBufferBytes` long; only that thread
     /// touches it, one read at a time.
     private nonisolated(unsafe) let readBuffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: readBufferBytes)
@@ -69,7 +69,7 @@ public final class ReactorExecutor: TaskExecutor, Sendable {
     /// - Returns: false, without keeping `body`, when not called on the loop thread (run it yourself).
     public func afterRound(_ body: @escaping @Sendable () -> Void) -> Bool {
         guard queue.isLoopThread else { return false }
-        roundEnd.withLock { $0.append(body) }
+        roundEnd.withLock { $0.append(RoundEnd(work: body)) }
         return true
     }
 
@@ -105,15 +105,21 @@ public final class ReactorExecutor: TaskExecutor, Sendable {
         // Taken out whole and handed back emptied, so the array's storage is reused round after round (copying it
         // out and emptying the original allocated a new buffer every round).
         var endings = roundEnd.withLock { roundEnd in
-            var taken: [@Sendable () -> Void] = []
+            var taken: [RoundEnd] = []
             swap(&taken, &roundEnd)
             return taken
         }
-        for ending in endings { ending() }
+        for ending in endings { ending.work() }
         endings.removeAll(keepingCapacity: true)
         roundEnd.withLock { roundEnd in
             if roundEnd.isEmpty { swap(&roundEnd, &endings) }
         }
+    }
+
+    /// One `afterRound` closure. Held in a struct because an array of bare closures stores them at the most
+    /// general abstraction: each append allocated a thunk to convert the closure.
+    private struct RoundEnd {
+        let work: @Sendable () -> Void
     }
 
     /// Reactor thread, when it exits: later enqueues no longer touch the eventfd.

@@ -61,11 +61,17 @@ public struct LineFramer: Sendable {
     /// - Returns: the events completed by these bytes, in stream order.
     public mutating func push(_ chunk: some Collection<UInt8>) -> [Event] {
         var events: [Event] = []
+        push(chunk, into: &events)
+        return events
+    }
+
+    /// Feeds bytes read from the socket, appending the events they complete to `events` (a reader that keeps
+    /// one array and empties it, keeping its capacity, allocates none per read).
+    public mutating func push(_ chunk: some Collection<UInt8>, into events: inout [Event]) {
         let done: Void? = chunk.withContiguousStorageIfAvailable { consume($0, into: &events) }
         if done == nil {
             Array(chunk).withUnsafeBufferPointer { consume($0, into: &events) }
         }
-        return events
     }
 
     /// The peer closed its side.
