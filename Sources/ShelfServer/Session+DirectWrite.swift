@@ -1,4 +1,5 @@
 import ShelfCore
+import ShelfSockets
 import ShelfWire
 
 extension Session {
@@ -76,7 +77,17 @@ extension Session {
     /// replies before it sleeps); whatever the socket does not take goes to the writer.
     func finishDirectWrite(_ bytes: [UInt8], releasing slots: Int, of window: RequestWindow) {
         window.release(slots)
-        afterRound { [self] in sendDirectly(bytes) }
+        if !connection.executor.afterRound(DirectSend(session: self, bytes: bytes)) { sendDirectly(bytes) }
+    }
+
+    /// A direct write's bytes, sent at the end of the round: two words, so the loop keeps it without allocating.
+    private struct DirectSend: RoundEndWork {
+        let session: Session
+        let bytes: [UInt8]
+
+        func roundEnded() {
+            session.sendDirectly(bytes)
+        }
     }
 
     /// Sends the notifications a `changed` claimed a direct write for (`Outbox.NotifyOutcome.directWrite`) at the

@@ -66,6 +66,28 @@ struct ReactorExecutorTests {
         #expect(address(16) != onLoop[0])
     }
 
+    @Test("work for the end of the round, as a closure or as a value, runs after the round's jobs, in the order given; off the loop it is refused")
+    func afterRoundRunsInOrderAfterTheJobs() async throws {
+        let reactor = try Reactor()
+        let executor = reactor.executor
+        let order = StepLog()
+        let offLoop = executor.afterRound(LoggedStep(log: order, name: "never"))
+        try await withDeadline {
+            await Task(executorPreference: executor) {
+                order.append("job")
+                let closureKept = executor.afterRound { @Sendable in order.append("closure") }
+                let valueKept = executor.afterRound(LoggedStep(log: order, name: "value"))
+                #expect(closureKept && valueKept)
+                order.append("job continues")
+                // Resumed at the end of this round, after the two above.
+                await executor.nextRound()
+                order.append("next round")
+            }.value
+        }
+        #expect(!offLoop)
+        #expect(order.steps == ["job", "job continues", "closure", "value", "next round"])
+    }
+
     @Test("off the loop, waiting for the next round returns at once")
     func nextRoundOffTheLoop() async throws {
         let reactor = try Reactor()
@@ -108,4 +130,14 @@ final class StepLog: Sendable {
     private let recorded = Mutex<[String]>([])
     func append(_ step: String) { recorded.withLock { $0.append(step) } }
     var steps: [String] { recorded.withLock { $0 } }
+}
+
+/// Round-end work given as a value (`ReactorExecutor.afterRound(_: some RoundEndWork)`).
+struct LoggedStep: RoundEndWork {
+    let log: StepLog
+    let name: String
+
+    func roundEnded() {
+        log.append(name)
+    }
 }

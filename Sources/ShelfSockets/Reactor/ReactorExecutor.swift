@@ -19,7 +19,7 @@ public final class ReactorExecutor: TaskExecutor, Sendable {
     public let serial: ReactorSerialExecutor
     private let queue: ReactorJobQueue
     /// Work to run when the current round's jobs are done (`afterRound`); touched on the loop thread only.
-    private let roundEnd = Mutex<[RoundEnd]>([])
+    private let roundEnd = Mutex<[any RoundEndWork]>([])
     /// The loop thread's buffer for socket reads (`withReadBuffer`), `readBufferBytes` long; only that thread
     /// touches it, one read at a time.
     private nonisolated(unsafe) let readBuffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: readBufferBytes)
@@ -68,8 +68,15 @@ public final class ReactorExecutor: TaskExecutor, Sendable {
     /// lets the tasks of one round batch their socket writes (each wakes the peer once, not once per reply).
     /// - Returns: false, without keeping `body`, when not called on the loop thread (run it yourself).
     public func afterRound(_ body: @escaping @Sendable () -> Void) -> Bool {
+        afterRound(RoundEnd(work: body))
+    }
+
+    /// `afterRound(_:)` for work given as a value: one of at most three words (say, an object and an array) is
+    /// kept without an allocation, where a closure capturing the same two costs one.
+    /// - Returns: false, without keeping `work`, when not called on the loop thread (run it yourself).
+    public func afterRound(_ work: some RoundEndWork) -> Bool {
         guard queue.isLoopThread else { return false }
-        roundEnd.withLock { $0.append(RoundEnd(work: body)) }
+        roundEnd.withLock { $0.append(work) }
         return true
     }
 
@@ -105,11 +112,11 @@ public final class ReactorExecutor: TaskExecutor, Sendable {
         // Taken out whole and handed back emptied, so the array's storage is reused round after round (copying it
         // out and emptying the original allocated a new buffer every round).
         var endings = roundEnd.withLock { roundEnd in
-            var taken: [RoundEnd] = []
+            var taken: [any RoundEndWork] = []
             swap(&taken, &roundEnd)
             return taken
         }
-        for ending in endings { ending.work() }
+        for ending in endings { ending.roundEnded() }
         endings.removeAll(keepingCapacity: true)
         roundEnd.withLock { roundEnd in
             if roundEnd.isEmpty { swap(&roundEnd, &endings) }
@@ -118,8 +125,12 @@ public final class ReactorExecutor: TaskExecutor, Sendable {
 
     /// One `afterRound` closure. Held in a struct because an array of bare closures stores them at the most
     /// general abstraction: each append allocated a thunk to convert the closure.
-    private struct RoundEnd {
+    private struct RoundEnd: RoundEndWork {
         let work: @Sendable () -> Void
+
+        func roundEnded() {
+            work()
+        }
     }
 
     /// Reactor thread, when it exits: later enqueues no longer touch the eventfd.
