@@ -121,7 +121,7 @@ public actor ShelfClient {
         fail(.connectionLost(reason))
     }
 
-    private func handle(_ line: [UInt8]) {
+    private func handle(_ line: ArraySlice<UInt8>) {
         // Whatever is not a JSON-RPC response or notification means the peer is not shelfd (an HTTP server, an SSH
         // banner): fail now rather than wait for an answer that will never come.
         guard let value = try? JSONParser.parse(line) else {
@@ -156,7 +156,7 @@ public actor ShelfClient {
     }
 
     /// The start of `line`, printable, for an error message.
-    private static func excerpt(_ line: [UInt8]) -> String {
+    private static func excerpt(_ line: ArraySlice<UInt8>) -> String {
         let text = String(decoding: line.prefix(60), as: UTF8.self)
         let printable = String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
         return "\"" + printable + (line.count > 60 ? "…" : "") + "\""

@@ -5,7 +5,7 @@ import ShelfWire
 private typealias Event = LineFramer.Event
 
 private func line(_ text: String) -> Event {
-    .line(Array(text.utf8))
+    .line(Array(text.utf8)[...])
 }
 
 private let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
@@ -32,7 +32,7 @@ private func referenceFrame(_ stream: [UInt8], maxLineBytes: Int) -> [Event] {
         if content.count > maxLineBytes {
             events.append(.tooLong(limit: maxLineBytes))
         } else if content.contains(where: { $0 != 0x20 && $0 != 0x09 }) {
-            events.append(.line(Array(content)))
+            events.append(.line(Array(content)[...]))
         }
     }
     return events
@@ -54,7 +54,7 @@ private let mixedStream: [UInt8] = bom + Array("""
 
 private let mixedStreamEvents: [Event] = [
     line(#"{"a":1}"#), line("x\ry"), .tooLong(limit: 8), line("12345678"), line("12345678"), line("ok"),
-    .line(bom + Array("z".utf8)), line("last"),
+    .line((bom + Array("z".utf8))[...]), line("last"),
 ]
 
 struct LineFramerTests {
@@ -110,6 +110,24 @@ struct LineFramerTests {
         framer.push(Array("a\nb".utf8), into: &events)
         framer.push(Array("b\n".utf8), into: &events)
         #expect(events == [line("kept"), line("a"), line("bb")])
+    }
+
+    @Test func aLineWholeInOnePushIsASliceOfThatArrayNotACopy() throws {
+        var framer = LineFramer()
+        let chunk = Array("ab\r\ncd\nef".utf8)
+        var events: [Event] = []
+        framer.push(chunk, into: &events)
+        framer.push(Array("g\n".utf8), into: &events)
+        #expect(events == [line("ab"), line("cd"), line("efg")])
+        let chunkBase = chunk.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        let starts = events.map { event -> UInt in
+            guard case .line(let bytes) = event else { return 0 }
+            return bytes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        }
+        // The first two point into the pushed array (at offsets 0 and 4); the third, which spanned two pushes, does not.
+        #expect(starts[0] == chunkBase)
+        #expect(starts[1] == chunkBase + 4)
+        #expect(starts[2] != chunkBase + 8)
     }
 
     @Test func aLineIsDeliveredAsSoonAsItsLineFeedArrives() {
@@ -238,7 +256,7 @@ struct LineFramerTests {
             start = end
         }
         try #require(events.count == 1)
-        #expect(events[0] == .line(content))
+        #expect(events[0] == .line(content[...]))
     }
 
     @Test func aBOMAtTheStartIsSkipped() {
@@ -267,12 +285,12 @@ struct LineFramerTests {
 
     @Test func aBOMLaterInTheStreamIsKept() {
         let events = frame([Array("a\n".utf8) + bom + Array("b\n".utf8)])
-        #expect(events == [line("a"), .line(bom + Array("b".utf8))])
-        #expect(frame([Array("x".utf8), bom, Array("\n".utf8)]) == [.line(Array("x".utf8) + bom)])
+        #expect(events == [line("a"), .line((bom + Array("b".utf8))[...])])
+        #expect(frame([Array("x".utf8), bom, Array("\n".utf8)]) == [.line((Array("x".utf8) + bom)[...])])
     }
 
     @Test func onlyTheFirstBOMIsSkipped() {
-        #expect(frame([bom + bom + Array("a\n".utf8)]) == [.line(bom + Array("a".utf8))])
+        #expect(frame([bom + bom + Array("a\n".utf8)]) == [.line((bom + Array("a".utf8))[...])])
     }
 
     @Test func acceptsSlicesAndOtherCollections() {

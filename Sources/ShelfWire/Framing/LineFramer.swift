@@ -23,8 +23,9 @@ public struct LineFramer: Sendable {
     /// Something the framer found in the stream.
     public enum Event: Sendable, Equatable {
         /// A complete line: without its LF and without a CR just before the LF. Never empty, never only
-        /// spaces and tabs.
-        case line([UInt8])
+        /// spaces and tabs. A line that arrived whole in one pushed array is a slice of that array (sharing its
+        /// storage, no copy); one that spanned pushes is a slice of its own array.
+        case line(ArraySlice<UInt8>)
         /// A line exceeded `limit` bytes; its bytes up to the next LF are discarded.
         case tooLong(limit: Int)
     }
@@ -68,10 +69,13 @@ public struct LineFramer: Sendable {
     /// Feeds bytes read from the socket, appending the events they complete to `events` (a reader that keeps
     /// one array and empties it, keeping its capacity, allocates none per read).
     public mutating func push(_ chunk: some Collection<UInt8>, into events: inout [Event]) {
-        let done: Void? = chunk.withContiguousStorageIfAvailable { consume($0, into: &events) }
-        if done == nil {
-            Array(chunk).withUnsafeBufferPointer { consume($0, into: &events) }
-        }
+        push(Array(chunk), into: &events)
+    }
+
+    /// `push(_:into:)` for an array, what a socket read returns: each line that lies whole in `chunk` is a slice of
+    /// it, so a line costs no allocation and no copy.
+    public mutating func push(_ chunk: [UInt8], into events: inout [Event]) {
+        chunk.withUnsafeBufferPointer { consume($0, of: chunk, into: &events) }
     }
 
     /// The peer closed its side.
@@ -93,14 +97,15 @@ public struct LineFramer: Sendable {
         if !buffer.isEmpty {
             var line: [UInt8] = []
             swap(&line, &buffer)
-            deliver(line, into: &events)
+            deliver(line[...], into: &events)
         }
         return events
     }
 
     // MARK: - Private
 
-    private mutating func consume(_ bytes: UnsafeBufferPointer<UInt8>, into events: inout [Event]) {
+    /// `bytes` is `chunk`'s storage: a line found whole in it is delivered as a slice of `chunk`.
+    private mutating func consume(_ bytes: UnsafeBufferPointer<UInt8>, of chunk: [UInt8], into events: inout [Event]) {
         var i = 0
         if atStreamStart {
             while i < bytes.count {
@@ -132,9 +137,10 @@ public struct LineFramer: Sendable {
                 return
             }
             let segment = UnsafeBufferPointer(rebasing: bytes[i..<lineFeed])
+            let start = i
             i = lineFeed + 1
             if buffer.isEmpty {
-                deliver(segment, into: &events)
+                deliver(chunk[start..<lineFeed], into: &events)
             } else if exceedsLimit(buffer.count + segment.count, lastByte: segment.last ?? buffer.last) {
                 buffer = []
                 events.append(.tooLong(limit: maxLineBytes))
@@ -142,7 +148,7 @@ public struct LineFramer: Sendable {
                 buffer.append(contentsOf: segment)
                 var line: [UInt8] = []
                 swap(&line, &buffer)
-                deliver(line, into: &events)
+                deliver(line[...], into: &events)
             }
         }
     }
@@ -172,15 +178,15 @@ public struct LineFramer: Sendable {
     }
 
     /// Emits a line that ended (at an LF or at the end of the stream), applying the CR, blank and length rules.
-    private func deliver(_ line: some Collection<UInt8> & BidirectionalCollection, into events: inout [Event]) {
-        var content = line[...]
+    private func deliver(_ line: ArraySlice<UInt8>, into events: inout [Event]) {
+        var content = line
         if content.last == 0x0D { content = content.dropLast() }
         if content.count > maxLineBytes {
             events.append(.tooLong(limit: maxLineBytes))
             return
         }
         guard content.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { return }
-        events.append(.line(Array(content)))
+        events.append(.line(content))
     }
 
     /// True if a line of `length` bytes ending in `lastByte` is over the limit once a trailing CR is dropped.

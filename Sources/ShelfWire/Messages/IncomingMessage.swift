@@ -33,9 +33,14 @@ public enum IncomingMessage: Sendable, Equatable {
     /// `decode(line:)`, except that the lines clients send most come back already typed (`IncomingRequest.call`,
     /// read by `PlainCallLine`): what a server decodes with, sparing itself the params object and the method-name
     /// look-ups.
-    public static func decodeCall(line: [UInt8]) -> IncomingMessage {
+    public static func decodeCall(line: ArraySlice<UInt8>) -> IncomingMessage {
         if let typed = line.withUnsafeBufferPointer(PlainCallLine.decode) { return .single(.call(id: typed.id, typed.call)) }
         return decode(line: line)
+    }
+
+    /// `decodeCall(line:)` for a whole array.
+    public static func decodeCall(line: [UInt8]) -> IncomingMessage {
+        decodeCall(line: line[...])
     }
 
     /// `decode(line:)` by way of a JSON tree, for every line `PlainRequestLine` does not take.

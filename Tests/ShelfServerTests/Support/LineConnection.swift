@@ -48,7 +48,7 @@ final class LineConnection: Sendable {
         let bytes = try await connection.read()
         let events = framer.withLock { bytes.isEmpty ? $0.finish() : $0.push(bytes) }
         let lines = events.compactMap { event -> [UInt8]? in
-            if case .line(let line) = event { return line }
+            if case .line(let line) = event { return Array(line) }
             return nil
         }
         pending.withLock { $0.append(contentsOf: lines) }
