@@ -150,7 +150,7 @@ public actor ReadingList {
         let ticket = nextTicket
         if case .success(let result) = outcome, let change = result.change {
             saved = false
-            let commit = StoreCommit(generation: generation, base: change.revision - 1, changes: [change])
+            let commit = StoreCommit(generation: generation, base: change.revision - 1, change: change)
             let inlineResult = save(commit, ticket: ticket)
             nextTicket += 1
             if let inlineResult, entries.isEmpty {

@@ -29,7 +29,7 @@ public final class EphemeralListStore: ListStore {
     private func accept(_ commit: StoreCommit) -> Result<Void, StorageError> {
         revision.withLock { revision -> Result<Void, StorageError> in
             guard commit.base == revision else { return .failure(.baseMismatch(expected: commit.base, actual: revision)) }
-            revision = commit.changes.last?.revision ?? revision
+            revision = commit.resultingRevision
             return .success(())
         }
     }

@@ -8,16 +8,35 @@ public struct StoreCommit: Sendable, Equatable {
     public let generation: UInt64
     /// The stored revision the changes apply to.
     public let base: Revision
-    /// The changes, with consecutive revisions starting at `base + 1`.
-    public let changes: [RevisionedChange]
+    /// A commit of one change, the one a request makes, holds it here rather than in an array: an array per commit
+    /// was an allocation on the event loop for every change, and a memory store never reads it.
+    private let single: RevisionedChange?
+    /// The changes of a commit of any other number.
+    private let several: [RevisionedChange]
 
     /// A commit of `changes` (consecutive revisions from `base + 1`) for `generation`.
     public init(generation: UInt64, base: Revision, changes: [RevisionedChange]) {
         self.generation = generation
         self.base = base
-        self.changes = changes
+        if changes.count == 1 {
+            (single, several) = (changes[0], [])
+        } else {
+            (single, several) = (nil, changes)
+        }
+    }
+
+    /// A commit of one change (its revision is `base + 1`) for `generation`.
+    public init(generation: UInt64, base: Revision, change: RevisionedChange) {
+        self.generation = generation
+        self.base = base
+        (single, several) = (change, [])
+    }
+
+    /// The changes, with consecutive revisions starting at `base + 1`.
+    public var changes: [RevisionedChange] {
+        single.map { [$0] } ?? several
     }
 
     /// The stored revision once this commit is applied.
-    public var resultingRevision: Revision { changes.last?.revision ?? base }
+    public var resultingRevision: Revision { single?.revision ?? several.last?.revision ?? base }
 }
