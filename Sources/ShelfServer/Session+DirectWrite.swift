@@ -12,8 +12,7 @@ extension Session {
     ) async {
         let prepared = await prepare(element, context: &context)
         if finishDirectReply(mutation: prepared.mutation, window: window) { return }
-        // Not a mutation: its own closure.
-        finishDirectReply(await prepared.answer(), window: window)
+        finishDirectReply(await makeAnswer(for: prepared)(), window: window)
     }
 
     /// Ends a direct write with a mutation's reply: at once for an answered one (a memory store's change, or a

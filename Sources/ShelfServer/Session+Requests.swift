@@ -51,16 +51,16 @@ extension Session {
     /// Queues the reply job for one request behind the replies owed before it, then carries it out.
     @inline(never)
     private nonisolated(nonsending) func answerQueued(_ element: IncomingMessage.IncomingRequest, context: inout ReaderContext) async {
-        let answer = ReplyPromise<(Answer, Int)>()
+        let promise = ReplyPromise<(Answer, Int)>()
         outbox.push {
-            let (answer, held) = await answer.value
+            let (answer, held) = await promise.value
             return await answer()?.reply(held: held)
         }
         let prepared = await prepare(element, context: &context)
         // A peer that sends requests without reading the replies must not make the server buffer without
         // bound: past the budget the reader waits for the writer (and TCP pushes back on the peer).
         await outbox.holdReplyBytes(prepared.encodedBytes)
-        answer.fulfil((self.answer(to: prepared), prepared.encodedBytes))
+        promise.fulfil((makeAnswer(for: prepared), prepared.encodedBytes))
     }
 
     /// Queues the reply job for a batch (one line with every element's response), then carries the elements out.
@@ -74,9 +74,9 @@ extension Session {
             outbox.push { Outbox.Reply(line: line, revision: nil, held: 0) }
             return
         }
-        let answers = ReplyPromise<([Answer], Int)>()
+        let promise = ReplyPromise<([Answer], Int)>()
         outbox.push {
-            let (answers, held) = await answers.value
+            let (answers, held) = await promise.value
             var replies: [Encoded] = []
             for answer in answers {
                 if let reply = await answer() { replies.append(reply) }
@@ -84,16 +84,16 @@ extension Session {
             // JSON-RPC 2.0 §6: a batch of notifications gets no reply at all.
             return replies.isEmpty ? nil : Self.batchLine(replies, held: held)
         }
-        var prepared: [Answer] = []
+        var answers: [Answer] = []
         var encodedBytes = 0
         for element in elements where context.keepReading {
-            let one = await prepare(element, context: &context)
-            prepared.append(answer(to: one))
-            encodedBytes += one.encodedBytes
+            let prepared = await prepare(element, context: &context)
+            answers.append(makeAnswer(for: prepared))
+            encodedBytes += prepared.encodedBytes
         }
         // Held once for the whole batch: its line is written only when every element is ready.
         await outbox.holdReplyBytes(encodedBytes)
-        answers.fulfil((prepared, encodedBytes))
+        promise.fulfil((answers, encodedBytes))
     }
 
     /// The most requests one batch may hold; a larger batch gets one -32600 (protocol/PROTOCOL.md §10).
@@ -102,20 +102,22 @@ extension Session {
     /// One carried-out request: the closure that produces its response (`nil` for a notification), and how many
     /// bytes of it are already encoded (held against the reply budget until written).
     struct Prepared {
-        /// The closure; for a mutation `Session.madeLater`, as `answer(to:)` makes its closure from `mutation` only
-        /// when the writer needs one: a reply written directly needs none, and that saves it an allocation.
-        var answer: Answer
+        /// The closure, read only through `makeAnswer(for:)`; for a mutation `Session.madeLater`, as
+        /// `makeAnswer(for:)` makes its closure from `mutation` only when the writer needs one: a reply written
+        /// directly needs none, and that saves it an allocation.
+        fileprivate var answer: Answer
         var encodedBytes = 0
         /// A mutation's submission, and the id its reply carries (`nil` for a notification).
         var mutation: (submission: Submission, id: RequestID?)?
     }
 
-    /// A mutation's `Prepared.answer`: a closure without context, so storing it allocates nothing.
-    static let madeLater: Answer = { nil }
+    /// A mutation's `Prepared.answer`, never called (`makeAnswer(for:)` does not return it for a mutation): a
+    /// closure without context, so storing it allocates nothing.
+    private static let madeLater: Answer = { nil }
 
     /// The closure that produces `prepared`'s response: its own, or for a mutation one that waits for the list's
     /// answer to it and encodes that.
-    func answer(to prepared: Prepared) -> Answer {
+    func makeAnswer(for prepared: Prepared) -> Answer {
         guard let (submission, id) = prepared.mutation else { return prepared.answer }
         let list = self.list
         return {

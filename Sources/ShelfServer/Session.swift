@@ -89,6 +89,10 @@ final class Session: Sendable {
         var handledThisTurn = 0
         var events: [LineFramer.Event] = []
         while !Task.isCancelled, context.keepReading {
+            // Emptied before the wait, not after: a line is a slice of its read's array, and an idle connection must
+            // not keep its last read (up to 64 KiB) alive. One array serves every read; a large one left by a burst
+            // of pipelined lines is not kept.
+            if events.capacity > Self.keptEventCapacity { events = [] } else { events.removeAll(keepingCapacity: true) }
             let bytes: [UInt8]
             do {
                 bytes = try await connection.read(maxBytes: configuration.readChunkBytes)
@@ -98,9 +102,7 @@ final class Session: Sendable {
             // Only `watchIdle` reads it, and only with an idle timeout: spare every read a clock read otherwise.
             if configuration.idleTimeout != nil { lastActivity.withLock { $0 = .now } }
             let atEnd = bytes.isEmpty
-            // The last line may lack its LF; it is still answered, then the session ends. One array serves every
-            // read; a large one left by a burst of pipelined lines is not kept.
-            if events.capacity > Self.keptEventCapacity { events = [] } else { events.removeAll(keepingCapacity: true) }
+            // The last line may lack its LF; it is still answered, then the session ends.
             if atEnd { events = framer.finish() } else { framer.push(bytes, into: &events) }
             // Lines already read are still answered after stop(): only reading more stops.
             var index = 0
@@ -139,8 +141,8 @@ final class Session: Sendable {
         }
     }
 
-    /// The most framed events whose room the reader keeps between reads (16 bytes each).
-    static let keptEventCapacity = 64
+    /// The most framed events whose room the reader keeps between reads (40 bytes each: 1,280 bytes at most).
+    static let keptEventCapacity = 32
 
     /// The most requests a session carries out before letting the event loop serve other connections.
     static let requestsPerTurn = 256

@@ -106,4 +106,23 @@ struct ReadinessGateTests {
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
     }
+
+    @Test func anotherTasksWaitInsideTheScopeKeepsItsOwnHandler() async throws {
+        let gate = ReadinessGate(direction: "read")
+        let cancelled = await gate.coveringCancellation { () async -> Bool in
+            // A child task of the covering task: cancelling it alone must still wake its wait.
+            let child = Task { () async -> Bool in
+                do { try await gate.wait(); return false } catch { return error is CancellationError }
+            }
+            do {
+                try await withDeadline { try await waitUntil { gate.hasWaiter } }
+            } catch {
+                return false
+            }
+            child.cancel()
+            return (try? await withDeadline { await child.value }) ?? false
+        }
+        #expect(cancelled)
+        #expect(!gate.hasWaiter)
+    }
 }

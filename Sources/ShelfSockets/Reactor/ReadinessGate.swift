@@ -18,6 +18,8 @@ final class ReadinessGate: Sendable {
     private struct Waiter {
         let token: UInt64
         let continuation: UnsafeContinuation<Void, any Error>
+        /// Parked by the task of a `coveringCancellation` scope, whose handler (not one of its own) wakes it.
+        let covered: Bool
     }
 
     private struct State {
@@ -25,8 +27,15 @@ final class ReadinessGate: Sendable {
         var closed = false
         var waiter: Waiter?
         var lastToken: UInt64 = 0
-        /// Set while one cancellation handler of the caller's covers every wait (`coveringCancellation(_:)`).
-        var covered = false
+        /// The task whose waits one cancellation handler of its own covers (`coveringCancellation(_:)`). Kept
+        /// only to compare identities while that task runs its scope, so it cannot be another, later task.
+        var coveringTask: TaskIdentity?
+    }
+
+    /// A task, for comparing identities only. `@unchecked Sendable`: an `UnsafeCurrentTask` must not be used from
+    /// another task, and this one never is; it is only compared, while the task it names is still running.
+    private struct TaskIdentity: Equatable, @unchecked Sendable {
+        let task: UnsafeCurrentTask
     }
 
     private let state = Mutex(State())
@@ -43,35 +52,39 @@ final class ReadinessGate: Sendable {
     nonisolated(nonsending) func wait() async throws {
         let (token, covered) = state.withLock { state in
             state.lastToken &+= 1
-            return (state.lastToken, state.covered)
+            let covered = state.coveringTask != nil && withUnsafeCurrentTask { $0.map(TaskIdentity.init) == state.coveringTask }
+            return (state.lastToken, covered)
         }
-        if covered { return try await park(token) }
+        if covered { return try await park(token, covered: true) }
         try await withTaskCancellationHandler {
-            try await park(token)
+            try await park(token, covered: false)
         } onCancel: {
             cancelWaiter { $0.token == token }
         }
     }
 
-    /// Runs `body` under one cancellation handler that wakes whichever wait of this gate is parked, so the waits in
-    /// it register none of their own: `withTaskCancellationHandler` costs a wait two hops to the generic executor
-    /// (each a look-up of the task's executor preference) and a status record added and removed, on the path of
-    /// every request a session reads.
-    /// - Important: only for the one task that waits on this gate while `body` runs (a connection's reader); not
-    ///   reentrant.
+    /// Runs `body` under one cancellation handler that wakes the calling task's parked wait on this gate, so that
+    /// task's waits in `body` register none of their own: `withTaskCancellationHandler` costs a wait two hops to the
+    /// generic executor (each a look-up of the task's executor preference) and a status record added and removed,
+    /// on the path of every request a session reads. Waits of any other task (a child task's, say) keep their own
+    /// handler, so cancelling that task still wakes them.
+    /// - Parameter body: what runs under the handler, on the caller's executor.
+    /// - Returns: what `body` returns.
+    /// - Important: not reentrant, and one scope per gate at a time (a connection's reader).
     nonisolated(nonsending) func coveringCancellation<T>(_ body: nonisolated(nonsending) () async -> T) async -> T {
-        state.withLock { $0.covered = true }
-        defer { state.withLock { $0.covered = false } }
+        let identity = withUnsafeCurrentTask { $0.map(TaskIdentity.init) }
+        state.withLock { $0.coveringTask = identity }
+        defer { state.withLock { $0.coveringTask = nil } }
         return await withTaskCancellationHandler {
             await body()
         } onCancel: {
-            cancelWaiter { _ in true }
+            cancelWaiter { $0.covered }
         }
     }
 
     /// Parks the caller until `signal()`, `close()` or a cancellation handler resumes it; returns at once when
     /// readiness is already recorded.
-    private nonisolated(nonsending) func park(_ token: UInt64) async throws {
+    private nonisolated(nonsending) func park(_ token: UInt64, covered: Bool) async throws {
         try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
             let immediate: Result<Void, any Error>? = state.withLock { state in
                 if state.closed { return .failure(SocketError.closed) }
@@ -83,7 +96,7 @@ final class ReadinessGate: Sendable {
                 // made `isCancelled` true; one that runs later finds the parked waiter.
                 if Task.isCancelled { return .failure(CancellationError()) }
                 precondition(state.waiter == nil, "concurrent \(direction) on one socket is not supported")
-                state.waiter = Waiter(token: token, continuation: continuation)
+                state.waiter = Waiter(token: token, continuation: continuation, covered: covered)
                 return nil
             }
             if let immediate { continuation.resume(with: immediate) }

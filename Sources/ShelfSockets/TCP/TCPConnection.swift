@@ -65,10 +65,13 @@ public final class TCPConnection: Sendable {
         }
     }
 
-    /// Runs `body`, in which every `read` that waits is woken with `CancellationError` when the task is cancelled,
-    /// as outside it, but under this one cancellation handler instead of one registered per wait: the connection's
-    /// reader runs its whole loop in it, so a request costs no handler of its own.
-    /// - Important: only for the task that reads this connection while `body` runs; not reentrant.
+    /// Runs `body`, in which every `read` of the calling task that waits is woken with `CancellationError` when the
+    /// task is cancelled, as outside it, but under this one cancellation handler instead of one registered per
+    /// wait: the connection's reader runs its whole loop in it, so a request costs no handler of its own. Reads of
+    /// other tasks meanwhile keep their own handlers.
+    /// - Parameter body: what runs under the handler, on the caller's executor.
+    /// - Returns: what `body` returns.
+    /// - Important: not reentrant, and one scope per connection at a time.
     public nonisolated(nonsending) func coveringReadCancellation<T>(_ body: nonisolated(nonsending) () async -> T) async -> T {
         await registration.readable.coveringCancellation(body)
     }

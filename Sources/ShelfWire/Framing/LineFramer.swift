@@ -24,7 +24,10 @@ public struct LineFramer: Sendable {
     public enum Event: Sendable, Equatable {
         /// A complete line: without its LF and without a CR just before the LF. Never empty, never only
         /// spaces and tabs. A line that arrived whole in one pushed array is a slice of that array (sharing its
-        /// storage, no copy); one that spanned pushes is a slice of its own array.
+        /// storage, no copy; its indices are that array's, so they need not start at 0); one that spanned pushes
+        /// is a slice of its own array.
+        /// - Important: a line kept keeps the whole pushed array alive (up to a socket read, 64 KiB): copy what
+        ///   must outlive its handling.
         case line(ArraySlice<UInt8>)
         /// A line exceeded `limit` bytes; its bytes up to the next LF are discarded.
         case tooLong(limit: Int)
@@ -67,7 +70,8 @@ public struct LineFramer: Sendable {
     }
 
     /// Feeds bytes read from the socket, appending the events they complete to `events` (a reader that keeps
-    /// one array and empties it, keeping its capacity, allocates none per read).
+    /// one array and empties it, keeping its capacity, allocates none for it per read). Any collection but an
+    /// array is first copied into one, whose slices the lines are.
     public mutating func push(_ chunk: some Collection<UInt8>, into events: inout [Event]) {
         push(Array(chunk), into: &events)
     }
