@@ -46,6 +46,23 @@ struct ReadingListRulesTests {
         #expect(await list.revision == 2)
     }
 
+    @Test("ids drawn ahead for a run of adds go to the accepted adds in order, refused ones take none, and the next add gets the next one")
+    func idsDrawnAheadGoInOrder() async throws {
+        let list = try await makeList(store: store, ids: ids, clock: clock)
+        let submissions = await list.submitAll([
+            ReadingList.Request(.add(title: "A"), expect: nil),
+            ReadingList.Request(.add(title: " "), expect: nil),
+            ReadingList.Request(.add(title: "B"), expect: 0),
+            ReadingList.Request(.add(title: "C"), expect: nil),
+        ])
+        var outcomes: [Result<MutationResult, ReadingListError>] = []
+        for submission in submissions { outcomes.append(await list.outcome(of: submission)) }
+        let d = try await list.apply(.add(title: "D"))
+        #expect(outcomes.map { (try? $0.get())?.item?.id } == [SequentialIDs.id(1), nil, nil, SequentialIDs.id(2)])
+        #expect(d.id == SequentialIDs.id(3))
+        #expect(await list.snapshot().items.items.map(\.title) == ["A", "C", "D"])
+    }
+
     @Test("an item's revision is the list revision at which it last changed")
     func itemRevision() async throws {
         let list = try await makeList(store: store, ids: ids, clock: clock)

@@ -78,6 +78,14 @@ public struct ItemCollection: Sendable, Equatable, Sequence {
         return true
     }
 
+    /// Reads the index buckets that items with `ids` will be appended at (`ItemIndex.touch(_:)`).
+    /// - Returns: a meaningless value to keep, so the reads are not optimised away.
+    func touchIndex(for ids: ArraySlice<UUID>) -> UInt64 {
+        var folded: UInt64 = 0
+        for id in ids { folded ^= positions.touch(id) }
+        return folded
+    }
+
     /// Replaces the item with the same id; returns false when there is none.
     @discardableResult
     public mutating func replace(_ item: Item) -> Bool {

@@ -35,6 +35,12 @@ extension ItemIndex {
             }
         }
 
+        /// The entry in the home bucket of `hash` (0 when there is no table): reading it loads the bucket's cache
+        /// line (and its page's translation) ahead of an insert there.
+        func touch(_ hash: UInt64) -> UInt64 {
+            table.isEmpty ? 0 : table[home(hash)]
+        }
+
         mutating func insert(_ id: UUID, hash: UInt64, at position: Int, idAt: (Int) -> UUID?) -> Int? {
             if (count + 1) * 4 > table.count * 3 { grow() }
             let mask = table.count - 1

@@ -44,6 +44,16 @@ struct ItemIndex: Sendable {
         return existing
     }
 
+    /// Reads the bucket `id` would be inserted at, so that a later `insert` finds it in the cache. In a large
+    /// index every insert misses the cache (the buckets of random ids are far apart); reading the buckets of
+    /// several ids one after another lets those misses overlap instead of each stalling its own insert.
+    /// - Returns: the bucket's contents, meaningless: keep it somewhere (folded into a value the caller stores) so
+    ///   the read is not optimised away.
+    func touch(_ id: UUID) -> UInt64 {
+        let hash = Self.hash(id)
+        return shards[Self.shard(hash)].touch(hash)
+    }
+
     /// Removes `id`'s entry.
     /// - Returns: the position that was stored for it, or nil when it was not there.
     mutating func remove(_ id: UUID, idAt: (Int) -> UUID?) -> Int? {

@@ -23,7 +23,7 @@ extension ReadingList {
         case .add(let raw):
             let title = try validTitle(raw)
             try checkExpect(expect)
-            let item = Item(id: newID(), title: title, isRead: false, addedAt: Timestamp.truncated(now()), revision: next)
+            let item = Item(id: nextID(), title: title, isRead: false, addedAt: Timestamp.truncated(now()), revision: next)
             return changed(.added(item), item: item, at: next)
         case .setRead(let id, let isRead):
             var item = try existing(id, expect: expect)

@@ -51,6 +51,12 @@ public actor ReadingList {
     /// Bumped by every rollback; store completions carry the generation their commit was started for.
     var generation: UInt64 = 0
     var nextTicket: UInt64 = 0
+    /// Ids drawn from `newID` ahead of the adds that will take them, in order, from `upcomingHead` on
+    /// (`ReadingList+UpcomingIDs.swift`).
+    var upcomingIDs: [UUID] = []
+    var upcomingHead = 0
+    /// Where the index reads made ahead of a run of adds are kept, so they are not optimised away.
+    var touchedBuckets: UInt64 = 0
     /// Answers resolved before their session asked for them.
     var unclaimed: [UInt64: Outcome] = [:]
     var idleWaiters: [CheckedContinuation<Void, Never>] = []
@@ -187,6 +193,9 @@ public actor ReadingList {
         // A loop, not `map`: a closure formed on the actor is entered through a run-time isolation check.
         var submissions: [Submission] = []
         submissions.reserveCapacity(requests.count)
+        var adds = 0
+        for request in requests { if case .add = request.mutation { adds += 1 } }
+        if adds > 1 { drawIDsAhead(adds) }
         for request in requests { submissions.append(submitNow(request.mutation, expect: request.expect)) }
         return submissions
     }
