@@ -128,6 +128,17 @@ public final class TCPConnection: Sendable {
         try? handle.withDescriptor { fd throws(SocketError) in _ = shutdown(fd, Int32(SHUT_WR)) }
     }
 
+    /// Bytes written to the socket that the peer has not acknowledged yet (`ioctl(SIOCOUTQ)`, Linux tcp(7)): 0 once
+    /// the peer's kernel holds everything sent, so closing cannot lose any of it. `nil` after `close()` or when the
+    /// call fails.
+    public var unacknowledgedBytes: Int? {
+        try? handle.withDescriptor { fd throws(SocketError) -> Int? in
+            var queued: Int32 = 0
+            // SIOCOUTQ has the value of TIOCOUTQ (linux/sockios.h), which is what Glibc exports.
+            return ioctl(fd, UInt(TIOCOUTQ), &queued) == 0 ? Int(queued) : nil
+        } ?? nil
+    }
+
     /// Closes the connection. Idempotent. Deregisters from epoll before the fd is closed, and wakes a pending
     /// `read` or `write` with `SocketError.closed`. Safe to call from any task or thread.
     public func close() {

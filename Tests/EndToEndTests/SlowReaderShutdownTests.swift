@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+/// Shutdown with a client that pipelines far ahead of its reading (PROTOCOL.md §3, "Shutdown": the replies owed are
+/// written). Closing while such a client's input was still arriving made the kernel reset the connection and drop
+/// megabytes of queued replies: the client got 32,674 whole replies and half of the next one for 47,007 saved changes.
+@Suite struct SlowReaderShutdownTests {
+    static let adds = 100_000
+
+    @Test("SIGTERM while a client has sent 100,000 adds in one write and reads slowly: it gets a whole reply for every saved change, in order, then end of stream")
+    func aSlowReaderGetsEveryReplyItIsOwed() async throws {
+        try await Sandbox.with { sandbox in
+            let store = ["--store", "file:\(sandbox.storePath)"]
+            let daemon = try await RunningShelfd.start(store, environment: sandbox.environment)
+            let port = try #require(UInt16(daemon.port))
+            let socket = try BlockingLineSocket.connect(port: port)
+            defer { socket.close() }
+            let payload = Array((0..<Self.adds).map { #"{"id":\#($0),"method":"add","params":{"title":"p\#($0)"}}"# + "\n" }.joined().utf8)
+            // One thread sends (only the descriptor is shared: `send` touches no read state), another reads.
+            let sending = Task { await onOwnThread { try? socket.send(payload, timeout: .seconds(60)) } }
+            let child = daemon.child
+            let read = await onOwnThread { () -> (replies: Int, problems: [String], ending: String) in
+                var replies = 0
+                var problems: [String] = []
+                while true {
+                    let line: String?
+                    do {
+                        line = try socket.readLine(timeout: .seconds(20))
+                    } catch {
+                        return (replies, problems, "\(error)")
+                    }
+                    guard let line else { return (replies, problems, "end of stream") }
+                    let reply = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+                    let result = reply?["result"] as? [String: Any]
+                    if reply?["id"] as? Int != replies || result?["revision"] as? Int != replies + 1 {
+                        problems.append("reply \(replies): \(line.prefix(120))")
+                        if problems.count > 5 { return (replies, problems, "stopped checking") }
+                    }
+                    replies += 1
+                    if replies == 5_000 { child.send(SIGTERM) }
+                    // The slow reader under test (about 1.7 MB/s): a pause every 100 replies, not a wait for anything.
+                    if replies % 100 == 0 { usleep(10_000) }
+                }
+            }
+            _ = await sending.value
+            let outcome = try #require(await daemon.child.waitForExit(timeout: .seconds(10)), "shelfd did not exit")
+            #expect(outcome.status == 0 && !outcome.signaled, "exit \(outcome.status), stderr: \(outcome.stderr.suffix(500))")
+            #expect(read.problems.isEmpty, "\(read.problems)")
+            #expect(read.ending == "end of stream", "after \(read.replies) replies: \(read.ending)")
+
+            let restarted = try await RunningShelfd.start(store, environment: sandbox.environment)
+            let listed = await onOwnThread { SigtermTests.list(port: UInt16(restarted.port) ?? 0) }
+            _ = await restarted.stop()
+            let (revision, _) = try listed.get()
+            print("slow reader: \(read.replies) replies, revision \(revision), ending \(read.ending)")
+            #expect(read.replies > 5_000)
+            #expect(revision == read.replies, "\(revision) changes saved, \(read.replies) replies received")
+        }
+    }
+}
