@@ -234,10 +234,23 @@ final class Session: Sendable {
     private func closeGracefully() async {
         connection.shutdownWrite()
         let closer = connection.close(after: Self.closingLinger)
+        // The peer's acknowledgement of the last bytes (the FIN counts as one) is no input, so it wakes no read:
+        // look every 10 ms, and close as soon as the peer has everything (a silent peer held the loop below for
+        // the whole linger, and shutdown with it).
+        let watcher = Task { [connection] in
+            while !Task.isCancelled, connection.unacknowledgedBytes != 0 {
+                try? await Task.sleep(for: Self.acknowledgementPoll)
+            }
+            if !Task.isCancelled { connection.close() }
+        }
         while connection.unacknowledgedBytes != 0, let bytes = try? await connection.read(), !bytes.isEmpty {}
+        watcher.cancel()
         closer.cancel()
         connection.close()
     }
+
+    /// How often a closing connection looks whether the peer has acknowledged everything sent: 10 ms.
+    static let acknowledgementPoll: Duration = .milliseconds(10)
 
     /// The longest a connection lingers after its last reply for the peer to take it (as long as shutdown lets
     /// sessions write what they owe, protocol/PROTOCOL.md §3).

@@ -57,4 +57,33 @@ import Testing
             #expect(revision == read.replies, "\(revision) changes saved, \(read.replies) replies received")
         }
     }
+
+    @Test("SIGTERM with 20 idle clients that have all their replies but keep their connections open: exit 0 within 2 s")
+    func idleClientsThatKeepTheirConnectionsOpenDoNotHoldShutdown() async throws {
+        try await Sandbox.with { sandbox in
+            let daemon = try await RunningShelfd.start(["--store", "memory"], environment: sandbox.environment)
+            let port = try #require(UInt16(daemon.port))
+            let opened = await onOwnThread { () -> Result<[BlockingLineSocket], LineSocketError> in
+                Result {
+                    try (0..<20).map { index in
+                        let socket = try BlockingLineSocket.connect(port: port)
+                        try socket.sendLine(#"{"id":\#(index),"method":"ping"}"#)
+                        _ = try socket.readLine()
+                        return socket
+                    }
+                }.mapError { $0 as? LineSocketError ?? .timedOut("\($0)") }
+            }
+            let sockets = try opened.get()
+            defer { for socket in sockets { socket.close() } }
+            let signalledAt = ContinuousClock.now
+            daemon.child.send(SIGTERM)
+            let outcome = await daemon.child.waitForExit(timeout: .seconds(2))
+            if outcome == nil { await daemon.child.terminate(grace: .zero) }
+            // The clients acknowledge the FIN at once but never close: waiting for their input would hold each
+            // connection, and shutdown, for the whole 4 s linger.
+            let stopped = try #require(outcome, "shelfd still running 2 s after SIGTERM")
+            #expect(stopped.status == 0 && !stopped.signaled)
+            #expect(ContinuousClock.now - signalledAt < .seconds(2))
+        }
+    }
 }
