@@ -63,7 +63,7 @@ final class Session: Sendable {
         watchdog?.cancel()
         feed.remove(connection.id)
         await task.value
-        await closeGracefully()
+        await connection.closeGracefully(within: Self.closingLinger)
         log("connection \(connection.id) closed\(ending.map { " (\($0))" } ?? "")")
     }
 
@@ -223,34 +223,6 @@ final class Session: Sendable {
             return
         }
     }
-
-    /// Sends FIN after the replies, then reads and drops what the peer still sends until the peer has acknowledged
-    /// every byte sent to it or has closed its side, for at most `closingLinger`; then closes.
-    ///
-    /// Why: closing with unread input, or with input still arriving, makes the kernel reset the connection, and a
-    /// reset throws away the replies not yet delivered. A client that pipelines faster than it reads can have
-    /// megabytes of them queued when shutdown comes (a cap of 1 MiB of input dropped, the rule until then, lost
-    /// 14,332 acknowledged-to-be replies of such a client, with a reply cut in half).
-    private func closeGracefully() async {
-        connection.shutdownWrite()
-        let closer = connection.close(after: Self.closingLinger)
-        // The peer's acknowledgement of the last bytes (the FIN counts as one) is no input, so it wakes no read:
-        // look every 10 ms, and close as soon as the peer has everything (a silent peer held the loop below for
-        // the whole linger, and shutdown with it).
-        let watcher = Task { [connection] in
-            while !Task.isCancelled, connection.unacknowledgedBytes != 0 {
-                try? await Task.sleep(for: Self.acknowledgementPoll)
-            }
-            if !Task.isCancelled { connection.close() }
-        }
-        while connection.unacknowledgedBytes != 0, let bytes = try? await connection.read(), !bytes.isEmpty {}
-        watcher.cancel()
-        closer.cancel()
-        connection.close()
-    }
-
-    /// How often a closing connection looks whether the peer has acknowledged everything sent: 10 ms.
-    static let acknowledgementPoll: Duration = .milliseconds(10)
 
     /// The longest a connection lingers after its last reply for the peer to take it (as long as shutdown lets
     /// sessions write what they owe, protocol/PROTOCOL.md §3).

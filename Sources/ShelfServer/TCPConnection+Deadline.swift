@@ -19,6 +19,35 @@ extension TCPConnection {
         close()
     }
 
+    /// Sends FIN after what was written, then reads and drops what the peer still sends until the peer's TCP has
+    /// acknowledged every byte sent to it (`unacknowledgedBytes`) or the peer has closed its side, for at most
+    /// `limit`; then closes.
+    ///
+    /// Why: closing with unread input, or with input still arriving, makes the kernel reset the connection, and a
+    /// reset throws away what was not yet delivered. A client that pipelines faster than it reads can have
+    /// megabytes of replies queued when shutdown comes (dropping at most 1 MiB of its input, the rule until then,
+    /// lost 14,332 replies to saved changes of such a client, with a reply cut in half).
+    func closeGracefully(within limit: Duration) async {
+        shutdownWrite()
+        let closer = close(after: limit)
+        // The peer's acknowledgement of the last bytes (the FIN counts as one) is no input, so it wakes no read:
+        // look every 10 ms, and close as soon as the peer has everything (a silent peer held the loop below for
+        // the whole limit, and shutdown with it).
+        let watcher = Task { [self] in
+            while !Task.isCancelled, unacknowledgedBytes != 0 {
+                try? await Task.sleep(for: Self.acknowledgementPoll)
+            }
+            if !Task.isCancelled { close() }
+        }
+        while unacknowledgedBytes != 0, let bytes = try? await read(), !bytes.isEmpty {}
+        watcher.cancel()
+        closer.cancel()
+        close()
+    }
+
+    /// How often a closing connection looks whether the peer has acknowledged everything sent: 10 ms.
+    static let acknowledgementPoll: Duration = .milliseconds(10)
+
     /// Closes the connection after `delay` unless the returned task is cancelled first: the one timer behind every
     /// "give the peer a moment, then close" in the server.
     @discardableResult
