@@ -1,5 +1,6 @@
 import Glibc
 @testable import ShelfSockets
+import Synchronization
 import Testing
 import ShelfTestSupport
 
@@ -100,11 +101,15 @@ struct TCPConnectionTests {
     @Test func cancellingAReadUnderTheCoveringHandlerResumesIt() async throws {
         let pair = try await LoopbackPair.make()
         defer { pair.close() }
+        let chunksRead = Mutex(0)
         let reading = Task {
             await pair.client.coveringReadCancellation {
                 var read: [[UInt8]] = []
                 do {
-                    while true { read.append(try await pair.client.read()) }
+                    while true {
+                        read.append(try await pair.client.read())
+                        chunksRead.withLock { $0 += 1 }
+                    }
                 } catch {
                     return (read, error is CancellationError)
                 }
@@ -113,7 +118,8 @@ struct TCPConnectionTests {
         try await withDeadline {
             try await waitUntil { pair.client.registration.readable.hasWaiter }
             try await pair.server.write([5])
-            try await waitUntil { pair.client.registration.readable.hasWaiter }
+            // Parked again after reading the byte: the waiter seen must not be the first one, still parked.
+            try await waitUntil { chunksRead.withLock { $0 } == 1 && pair.client.registration.readable.hasWaiter }
         }
         reading.cancel()
         let (read, cancelled) = try await withDeadline { await reading.value }
