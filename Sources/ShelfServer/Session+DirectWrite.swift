@@ -2,7 +2,7 @@ import ShelfCore
 import ShelfSockets
 import ShelfWire
 
-extension Session {
+extension Session: AnswerReceiver {
     /// Answers one request with nothing owed ahead of it (`Outbox.beginDirectWrite`): the reader writes the reply
     /// itself as far as the socket takes it at once, sparing the writer task a wake-up per request. A mutation
     /// still being saved keeps the direct write until the list answers it, and its reply is written then, from
@@ -26,9 +26,22 @@ extension Session {
         if case .answered(let outcome) = submission {
             finishDirectReply(id: id, mutation: outcome, window: window)
         } else {
-            list.whenAnswered(submission) { [self] outcome in finishDirectReply(id: id, mutation: outcome, window: window) }
+            awaitedAnswer.withLock { $0 = AwaitedAnswer(id: id, window: window) }
+            list.whenAnswered(submission, self)
         }
         return true
+    }
+
+    /// What the direct reply to an awaited mutation needs once the list answers it.
+    struct AwaitedAnswer {
+        let id: RequestID?
+        let window: RequestWindow
+    }
+
+    /// The list's answer to the awaited mutation (`awaitedAnswer`): its direct reply is written now.
+    func receive(_ outcome: Result<MutationResult, ReadingListError>) {
+        guard let awaited = awaitedAnswer.withLock({ $0.take() }) else { return }
+        finishDirectReply(id: awaited.id, mutation: outcome, window: awaited.window)
     }
 
     /// Ends a direct write with a mutation's reply, written in place after the notifications it must follow (no

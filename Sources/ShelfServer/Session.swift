@@ -24,6 +24,10 @@ final class Session: Sendable {
     private let reader = Mutex<ReaderState>(ReaderState())
     /// When the peer last sent anything (for `--idle-timeout`).
     private let lastActivity = Mutex<ContinuousClock.Instant>(.now)
+    /// The mutation whose save holds the direct write, while the list has not answered it: at most one at a time
+    /// (`Session+DirectWrite.swift`). The session itself is the list's receiver for it, so waiting costs no
+    /// allocation per request.
+    let awaitedAnswer = Mutex<AwaitedAnswer?>(nil)
 
     private struct ReaderState {
         var task: Task<Void, Never>?

@@ -26,8 +26,16 @@ struct FrontQueue<Element> {
 
     /// Removes and returns the first `count` elements (at most all of them).
     mutating func removeFirst(_ count: Int) -> [Element] {
+        var taken: [Element] = []
+        removeFirst(count, into: &taken)
+        return taken
+    }
+
+    /// Removes the first `count` elements (at most all of them), appending them to `taken`: no allocation when
+    /// `taken` has the room.
+    mutating func removeFirst(_ count: Int, into taken: inout [Element]) {
         let end = min(storage.count, head + max(0, count))
-        let taken = Array(storage[head..<end])
+        taken.append(contentsOf: storage[head..<end])
         head = end
         if head == storage.count {
             storage.removeAll(keepingCapacity: storage.count <= 1024)
@@ -36,6 +44,5 @@ struct FrontQueue<Element> {
             storage.removeFirst(head)
             head = 0
         }
-        return taken
     }
 }

@@ -41,7 +41,7 @@ struct PendingRequests {
         unsaved -= 1
     }
 
-    mutating func setReceiver(_ receiver: @escaping @Sendable (ReadingList.Outcome) -> Void, at position: Int) {
+    mutating func setReceiver(_ receiver: any AnswerReceiver, at position: Int) {
         queue[position].receiver = receiver
     }
 
@@ -53,15 +53,10 @@ struct PendingRequests {
         return positions.lowerBound..<end
     }
 
-    /// Removes and returns the first `count` entries.
-    mutating func removeFirst(_ count: Int) -> [ReadingList.Entry] {
-        let taken = queue.removeFirst(count)
-        for entry in taken where !entry.saved { unsaved -= 1 }
-        return taken
-    }
-
-    /// Removes and returns every entry.
-    mutating func removeAll() -> [ReadingList.Entry] {
-        removeFirst(count)
+    /// Removes the first `count` entries (at most all of them), appending them to `taken`.
+    mutating func removeFirst(_ count: Int, into taken: inout [ReadingList.Entry]) {
+        let start = taken.count
+        queue.removeFirst(count, into: &taken)
+        for entry in taken[start...] where !entry.saved { unsaved -= 1 }
     }
 }

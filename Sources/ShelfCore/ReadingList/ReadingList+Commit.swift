@@ -7,16 +7,8 @@ extension ReadingList {
         // still outstanding, an inline result still takes the completion queue so the order holds.
         let inlineAllowed = entries.allSaved
         if inlineAllowed, let result = store.commitNow(commit) { return result }
-        let handoff = CompletionHandoff()
-        let completions = self.completions
-        // The store holds the list until it completes the commit, so a drain it starts always has its list (and a
-        // store that never completed a commit would keep the list alive: stores complete every commit, ListStore).
-        store.enqueue(commit) { @Sendable [self] result in
-            if inlineAllowed, handoff.keepIfInline(result) { return }
-            if completions.push(Completion(ticket: ticket, generation: commit.generation, result: result)) {
-                drainCompletions()
-            }
-        }
+        let handoff = CompletionHandoff(list: self, ticket: ticket, generation: commit.generation, inlineAllowed: inlineAllowed)
+        store.enqueue(commit) { @Sendable result in handoff.storeCompleted(result) }
         return handoff.enqueueReturned()
     }
 
@@ -36,23 +28,48 @@ extension ReadingList {
         }
     }
 
-    /// Handles store completions, in the order the store produced them, in one actor call.
-    func complete(_ group: [Completion]) {
-        for completion in group { complete(completion) }
+    /// Handles store completions, in the order the store produced them, in one actor call: marks the saved ones and
+    /// publishes them together (one pass over the front of `entries` per group, not per completion), rolling back at
+    /// the first failure after publishing what was saved before it.
+    func complete(_ group: some Sequence<Completion>) {
+        var marked = false
+        for completion in group {
+            switch mark(completion) {
+            case .stale: continue
+            case .saved: marked = true
+            case .failed(let error):
+                if marked { publishSaved() }
+                marked = false
+                rollBack(error)
+            }
+        }
+        if marked { publishSaved() }
     }
 
     /// Handles one store completion, in the order the store produced them.
     func complete(_ completion: Completion) {
+        complete(CollectionOfOne(completion))
+    }
+
+    /// What one completion did to `entries`.
+    private enum Marked {
+        /// Its generation was rolled back, or its request already answered: nothing to do.
+        case stale
+        case saved
+        case failed(StorageError)
+    }
+
+    private func mark(_ completion: Completion) -> Marked {
         // A completion for a rolled-back generation is stale: its request was already answered `storageFailed`.
         guard completion.generation == generation,
               let position = entries.position(of: completion.ticket)
-        else { return }
+        else { return .stale }
         switch completion.result {
         case .success:
             entries.markSaved(at: position)
-            publishSaved()
+            return .saved
         case .failure(let error):
-            rollBack(error)
+            return .failed(error)
         }
     }
 
@@ -67,8 +84,10 @@ extension ReadingList {
             if case .success(let result) = entries[position].outcome, let change = result.change { publish(change) }
         }
         // Taken after publishing: a subscriber may have asked for an answer meanwhile (`whenAnswered`).
-        let done = entries.removeFirst(saved.count)
+        var done = takeAnswering()
+        entries.removeFirst(saved.count, into: &done)
         deliver(done) { $0.outcome }
+        giveBackAnswering(done)
         if saved.count == Self.answersPerTurn, !entries.isEmpty, entries.savedPrefix(limit: 1).count == 1 {
             publishSavedLater()
         }
@@ -105,8 +124,10 @@ extension ReadingList {
     func rollBack(_ error: StorageError) {
         generation += 1
         speculative.reset(to: accepted.revision)
-        let failed = entries.removeAll()
+        var failed = takeAnswering()
+        entries.removeFirst(entries.count, into: &failed)
         deliver(failed) { _ in .failure(.storageFailed(error)) }
+        giveBackAnswering(failed)
         resumeIdleWaiters()
     }
 
@@ -114,17 +135,31 @@ extension ReadingList {
     /// and every answer without a receiver is in `unclaimed`: a receiver may ask for another of these answers, or
     /// submit, and must find the list consistent.
     private func deliver(_ done: [Entry], _ outcome: (Entry) -> Outcome) {
-        var receivers: [(@Sendable (Outcome) -> Void, Outcome)] = []
         for entry in done {
-            if let receiver = entry.receiver {
-                receivers.append((receiver, outcome(entry)))
-            } else {
-                unclaimed[entry.ticket] = outcome(entry)
+            if entry.receiver == nil { unclaimed[entry.ticket] = outcome(entry) }
+            if !settleWaiters.isEmpty, let waiters = settleWaiters.removeValue(forKey: entry.ticket) {
+                for waiter in waiters { waiter.resume() }
             }
-            for waiter in settleWaiters.removeValue(forKey: entry.ticket) ?? [] { waiter.resume() }
         }
-        for (receiver, outcome) in receivers { receiver(outcome) }
+        for entry in done { entry.receiver?.receive(outcome(entry)) }
     }
+
+    /// The array `publishSaved()` and `rollBack(_:)` take answered entries into, with the room the last one left,
+    /// so answering a group allocates nothing. Taken, not borrowed: a receiver may submit, and a change saved inline
+    /// publishes again inside `deliver` (which then finds it empty and makes its own).
+    private func takeAnswering() -> [Entry] {
+        var taken: [Entry] = []
+        swap(&taken, &answering)
+        return taken
+    }
+
+    private func giveBackAnswering(_ used: consuming [Entry]) {
+        used.removeAll(keepingCapacity: used.capacity <= Self.keptAnsweringCapacity)
+        answering = used
+    }
+
+    /// The most entries `answering` keeps room for between groups.
+    static let keptAnsweringCapacity = 1024
 
     private func resumeIdleWaiters() {
         let waiters = idleWaiters

@@ -74,7 +74,8 @@ extension ReadingList {
         guard runHere((), { _, _ in () }) != nil else { return await answer(ticket) }
         return await withCheckedContinuation { continuation in
             // Still on the same thread, with no suspension since the check above.
-            if runHere((ticket, continuation), { list, waiting in list.wait(for: waiting.0) { waiting.1.resume(returning: $0) } }) == nil {
+            let receiver = ClosureReceiver { continuation.resume(returning: $0) }
+            if runHere((ticket, receiver), { list, waiting in list.wait(for: waiting.0, waiting.1) }) == nil {
                 continuation.resume(returning: .failure(.storageFailed(.injected("answer(\(ticket)) left the list's executor"))))
             }
         }
@@ -83,17 +84,22 @@ extension ReadingList {
     /// Calls `receiver` with the answer to `submission` once it is known — at once for an answered one; for a pending
     /// one on the actor, when the list publishes it (or rolls it back). Each ticket is collected once (this or
     /// `outcome(of:)`). `receiver` must not block. Lets a session write a saved change's reply without a task waiting.
-    public nonisolated func whenAnswered(
-        _ submission: Submission, _ receiver: @escaping @Sendable (Result<MutationResult, ReadingListError>) -> Void
-    ) {
+    public nonisolated func whenAnswered(_ submission: Submission, _ receiver: any AnswerReceiver) {
         switch submission {
         case .answered(let outcome):
-            receiver(outcome)
+            receiver.receive(outcome)
         case .pending(let ticket):
             if runHere((ticket, receiver), { list, waiting in list.wait(for: waiting.0, waiting.1) }) == nil {
                 Task { await self.wait(for: ticket, receiver) }
             }
         }
+    }
+
+    /// `whenAnswered(_:_:)` with a closure for the receiver (one allocation per call for it).
+    public nonisolated func whenAnswered(
+        _ submission: Submission, _ receiver: @escaping @Sendable (Result<MutationResult, ReadingListError>) -> Void
+    ) {
+        whenAnswered(submission, ClosureReceiver(receiver))
     }
 
     /// Hands a group of store completions to the actor.

@@ -20,7 +20,7 @@ public actor ReadingList {
         /// True once the store accepted the change, or from the start for a request that writes nothing.
         var saved: Bool
         /// Who takes the answer once it is known (`wait(for:_:)`); until then it is kept in `unclaimed`.
-        var receiver: (@Sendable (Outcome) -> Void)?
+        var receiver: (any AnswerReceiver)?
     }
 
     /// A store completion, delivered to the actor in the order the store produced them.
@@ -48,6 +48,8 @@ public actor ReadingList {
     var entries = PendingRequests()
     /// A later turn will answer more saved requests (`publishSavedLater`).
     var publishingLater = false
+    /// Room for the entries one publish answers, kept between groups (`ReadingList+Commit.swift`).
+    var answering: [Entry] = []
     /// Bumped by every rollback; store completions carry the generation their commit was started for.
     var generation: UInt64 = 0
     var nextTicket: UInt64 = 0
@@ -205,19 +207,19 @@ public actor ReadingList {
     public func answer(_ ticket: UInt64) async -> Result<MutationResult, ReadingListError> {
         if let outcome = unclaimed.removeValue(forKey: ticket) { return outcome }
         return await withCheckedContinuation { continuation in
-            wait(for: ticket) { continuation.resume(returning: $0) }
+            wait(for: ticket, ClosureReceiver { continuation.resume(returning: $0) })
         }
     }
 
     /// Hands the answer for `ticket` to `receiver` once it is known, on the actor (at once if it already is).
     /// `receiver` must not block: it runs while the list publishes.
-    func wait(for ticket: UInt64, _ receiver: @escaping @Sendable (Outcome) -> Void) {
+    func wait(for ticket: UInt64, _ receiver: any AnswerReceiver) {
         if let outcome = unclaimed.removeValue(forKey: ticket) {
-            receiver(outcome)
+            receiver.receive(outcome)
         } else if let position = entries.position(of: ticket), entries[position].receiver == nil {
             entries.setReceiver(receiver, at: position)
         } else {
-            receiver(.failure(.storageFailed(.injected("unknown ticket \(ticket)"))))
+            receiver.receive(.failure(.storageFailed(.injected("unknown ticket \(ticket)"))))
         }
     }
 

@@ -94,13 +94,10 @@ final class JournalFile {
         return record
     }
 
-    /// The line for `change`, with its LF.
-    static func line(_ change: RevisionedChange) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(200)
+    /// Appends the line for `change`, with its LF, to `bytes`.
+    static func appendLine(_ change: RevisionedChange, to bytes: inout [UInt8]) {
         change.appendJSON(to: &bytes)
         bytes.append(0x0A)
-        return bytes
     }
 
     /// Opens the journal for appending, cutting it to `validLength` (dropping a torn tail) first.

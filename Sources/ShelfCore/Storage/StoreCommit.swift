@@ -37,6 +37,13 @@ public struct StoreCommit: Sendable, Equatable {
         single.map { [$0] } ?? several
     }
 
+    /// Calls `body` with each change, in revision order, without building the array `changes` makes for a commit
+    /// of one change (the file store reads every commit this way on its queue).
+    public func forEachChange<E: Error>(_ body: (RevisionedChange) throws(E) -> Void) throws(E) {
+        if let single { return try body(single) }
+        for change in several { try body(change) }
+    }
+
     /// The stored revision once this commit is applied.
     public var resultingRevision: Revision { single?.revision ?? several.last?.revision ?? base }
 }

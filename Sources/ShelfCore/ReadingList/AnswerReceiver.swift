@@ -1,0 +1,21 @@
+/// Takes the answer to one submitted request when the `ReadingList` knows it (`ReadingList.whenAnswered`).
+///
+/// An object rather than a closure so that a receiver that lives longer than one request (a connection's session)
+/// costs no allocation per request: a closure that carries the request's details allocates a context each time.
+public protocol AnswerReceiver: AnyObject, Sendable {
+    /// Called once, on the list's actor, with the answer: after the request's change (and every change submitted
+    /// before it) was saved and published, or after a failed save rolled it back. Must not block: it runs while the
+    /// list publishes.
+    func receive(_ outcome: Result<MutationResult, ReadingListError>)
+}
+
+/// A receiver that calls a closure (`ReadingList.whenAnswered(_:_:)` with a closure; `answer(_:)`'s continuation).
+final class ClosureReceiver: AnswerReceiver {
+    private let body: @Sendable (Result<MutationResult, ReadingListError>) -> Void
+
+    init(_ body: @escaping @Sendable (Result<MutationResult, ReadingListError>) -> Void) {
+        self.body = body
+    }
+
+    func receive(_ outcome: Result<MutationResult, ReadingListError>) { body(outcome) }
+}

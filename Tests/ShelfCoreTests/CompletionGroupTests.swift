@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import ShelfCore
+
+/// A group of store completions handled in one actor call (`ReadingList.complete(_:)`, what the completion queue
+/// hands over after a group commit): the saved ones are published together, in order, and a failure in the middle
+/// publishes what was saved before it and rolls back the rest.
+@Suite(.timeLimit(.minutes(1)))
+struct CompletionGroupTests {
+    private static func submitThree(_ list: ReadingList) async throws -> [UInt64] {
+        var tickets: [UInt64] = []
+        for title in ["A", "B", "C"] {
+            guard case .pending(let ticket) = await list.submit(.add(title: title)) else {
+                Issue.record("\(title) was answered before its save")
+                throw CancellationError()
+            }
+            tickets.append(ticket)
+        }
+        return tickets
+    }
+
+    private static func completion(_ ticket: UInt64, _ result: Result<Void, StorageError>, generation: UInt64 = 0) -> ReadingList.Completion {
+        ReadingList.Completion(ticket: ticket, generation: generation, result: result)
+    }
+
+    @Test("three saves completed in one group: published in revision order and answered in submission order")
+    func allSaved() async throws {
+        let list = try await makeList(store: ManualStore())
+        let published = Recorder<Revision>()
+        _ = await list.subscribe { published.append($0.revision) }
+        let tickets = try await Self.submitThree(list)
+
+        await list.complete(tickets.map { Self.completion($0, .success(())) })
+
+        var revisions: [Revision] = []
+        for ticket in tickets { revisions.append(try await list.answer(ticket).get().revision) }
+        #expect(revisions == [1, 2, 3])
+        #expect(published.all == [1, 2, 3])
+        #expect(await list.snapshot().items.items.map(\.title) == ["A", "B", "C"])
+        #expect(await list.revision == 3)
+    }
+
+    @Test("a group of success, failure, success: the first is published, the other two fail, and the next change is revision 2 in generation 1")
+    func failureInTheMiddle() async throws {
+        let store = ManualStore()
+        let list = try await makeList(store: store)
+        let published = Recorder<Revision>()
+        _ = await list.subscribe { published.append($0.revision) }
+        let tickets = try await Self.submitThree(list)
+
+        await list.complete([
+            Self.completion(tickets[0], .success(())),
+            Self.completion(tickets[1], .failure(.injected("disk full"))),
+            // The store went on after the failure, but the list rolled back: this one is stale.
+            Self.completion(tickets[2], .success(())),
+        ])
+
+        #expect(try await list.answer(tickets[0]).get().revision == 1)
+        #expect(await list.answer(tickets[1]) == .failure(.storageFailed(.injected("disk full"))))
+        #expect(await list.answer(tickets[2]) == .failure(.storageFailed(.injected("disk full"))))
+        #expect(published.all == [1])
+        #expect(await list.snapshot().items.items.map(\.title) == ["A"])
+        #expect(await list.revision == 1)
+
+        var requests = store.enqueued.makeAsyncIterator()
+        for _ in 0..<3 { _ = await requests.next() }
+        guard case .pending = await list.submit(.add(title: "D")) else {
+            Issue.record("D was answered before its save")
+            return
+        }
+        let next = try #require(await requests.next())
+        #expect(next.commit.generation == 1)
+        #expect(next.commit.base == 1)
+        #expect(next.commit.changes.map(\.revision) == [2])
+    }
+
+    @Test("a completion of a rolled-back generation in a later group is dropped")
+    func staleGroup() async throws {
+        let list = try await makeList(store: ManualStore())
+        let published = Recorder<Revision>()
+        _ = await list.subscribe { published.append($0.revision) }
+        let tickets = try await Self.submitThree(list)
+
+        await list.complete([Self.completion(tickets[0], .failure(.injected("disk full")))])
+        await list.complete([Self.completion(tickets[1], .success(())), Self.completion(tickets[2], .success(()))])
+
+        for ticket in tickets {
+            #expect(await list.answer(ticket) == .failure(.storageFailed(.injected("disk full"))))
+        }
+        #expect(published.all.isEmpty)
+        #expect(await list.revision == 0)
+    }
+}
