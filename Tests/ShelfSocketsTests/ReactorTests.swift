@@ -1,4 +1,5 @@
 import CEpoll
+import Foundation
 @testable import ShelfSockets
 import Testing
 import ShelfTestSupport
@@ -12,6 +13,14 @@ struct ReactorTests {
         let event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(u64: id))
         #expect(event.data.u64 == id)
         #expect(event.events == EPOLLIN.rawValue)
+    }
+
+    @Test("the reactor's thread is called shelf-reactor, for top -H, ps -L and perf")
+    func reactorThreadIsNamed() async throws {
+        let name = await Task(executorPreference: Reactor.shared.executor) {
+            try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
+        }.value
+        #expect(name == "shelf-reactor\n")
     }
 
     @Test func inputWakesOnlyTheReadDirection() {

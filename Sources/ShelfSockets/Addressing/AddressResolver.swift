@@ -10,7 +10,7 @@ enum AddressResolver {
         if let numeric = SocketAddress(numericHost: address.host, port: address.port) { return [numeric] }
         let result: Result<[SocketAddress], SocketError> = await withCheckedContinuation { continuation in
             do throws(SocketError) {
-                try DetachedThread.start { @Sendable in
+                try DetachedThread.start(named: "shelf-resolve") { @Sendable in
                     continuation.resume(returning: Result { () throws(SocketError) in
                         try resolveBlocking(address, passive: false)
                     })

@@ -21,7 +21,7 @@ extension Reactor {
         }
         let executor = ReactorExecutor(wakeFD: wakeFD)
         do throws(SocketError) {
-            try DetachedThread.start { @Sendable in
+            try DetachedThread.start(named: "shelf-reactor") { @Sendable in
                 runLoop(epollFD: epollFD, wakeFD: wakeFD, table: table, executor: executor)
             }
         } catch {
