@@ -13,11 +13,16 @@ extension TCPConnection {
         try await write(bytes.dropFirst(sent))
     }
 
-    /// Sends one last line if the peer takes it within a second, then closes the connection.
+    /// Sends one last line if the peer takes it within a second, then closes the connection gracefully, for at most
+    /// another second (`closeGracefully(within:)`): a client that had sent a request gets the line and then a clean
+    /// end of stream. Closing with its request unread reset the connection, and `nc` then often showed nothing.
     func sayLastLine(_ line: [UInt8]) async {
-        try? await write(line[...], within: .seconds(1))
-        close()
+        try? await write(line[...], within: Self.lastLineLimit)
+        await closeGracefully(within: Self.lastLineLimit)
     }
+
+    /// How long `sayLastLine` waits for the peer to take the line, and then for it to acknowledge it: 1 s each.
+    static let lastLineLimit: Duration = .seconds(1)
 
     /// Sends FIN after what was written, then reads and drops what the peer still sends until the peer's TCP has
     /// acknowledged every byte sent to it (`unacknowledgedBytes`) or the peer has closed its side, for at most
