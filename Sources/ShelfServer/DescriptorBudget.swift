@@ -4,7 +4,8 @@ import Glibc
 /// `maxclients`), and caps the connections served so that `reserve` descriptors stay free for the store, the
 /// reactor and the runtime's own threads — running out of them in the middle of those is what must never happen.
 enum DescriptorBudget {
-    /// Descriptors kept free for everything but connections.
+    /// Descriptors kept free for everything but the connections served; a quarter of them may be held by refused
+    /// connections closing gracefully (`Server.maxLingeringRefusals`).
     static let reserve = 32
 
     /// The connections that can be served under the open-file limit, at most `wanted` (and at least 1).

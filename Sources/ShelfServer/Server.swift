@@ -27,6 +27,8 @@ public actor Server {
     private var state = State.idle
     private var sessions: [UInt64: Session] = [:]
     private var runFinished = false
+    /// Refused connections closing gracefully now (`maxLingeringRefusals`).
+    private var lingeringRefusals = 0
     private var feedSubscription: UInt64?
     private var runWaiters: [CheckedContinuation<Void, Never>] = []
 
@@ -81,7 +83,14 @@ public actor Server {
                 }
                 if sessions.count >= configuration.maxConnections {
                     log("connection \(connection.id) from \(connection.peer) refused: \(sessions.count) connections open")
-                    group.addTask { await Self.refuse(connection, limit: self.configuration.maxConnections) }
+                    // A refused connection holds a descriptor while it lingers, taken from the reserve the
+                    // connection cap leaves free (`DescriptorBudget`): only a few may linger at once.
+                    let lingering = lingeringRefusals < Self.maxLingeringRefusals
+                    if lingering { lingeringRefusals += 1 }
+                    group.addTask {
+                        await Self.refuse(connection, limit: self.configuration.maxConnections, lingering: lingering)
+                        if lingering { await self.refusalEnded() }
+                    }
                     continue
                 }
                 let session = Session(
@@ -132,12 +141,21 @@ public actor Server {
     }
 
     /// Tells a connection over `--max-connections` why it is closed (one error line, if the socket takes it within
-    /// a second), then closes it.
-    private static func refuse(_ connection: TCPConnection, limit: Int) async {
+    /// a second), then closes it: gracefully, within another second, when `lingering` (`TCPConnection.sayLastLine`);
+    /// at once otherwise.
+    private static func refuse(_ connection: TCPConnection, limit: Int, lingering: Bool) async {
         let error = RPCError(.tooManyConnections, "Too many connections (the limit is \(limit)); try again later")
         var line = JSONWriter.encode(RPCResponse(id: .null, outcome: .failure(error)).json)
         line.append(0x0A)
-        await connection.sayLastLine(line)
+        await connection.sayLastLine(line, lingering: lingering)
+    }
+
+    /// The most refused connections that linger at once (a quarter of `DescriptorBudget.reserve`); refusals beyond
+    /// them close at once, and a client that had sent a request may then see a reset after the error line.
+    static let maxLingeringRefusals = DescriptorBudget.reserve / 4
+
+    private func refusalEnded() {
+        lingeringRefusals -= 1
     }
 
     private func waitForRun() async {

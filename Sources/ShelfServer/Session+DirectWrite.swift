@@ -26,7 +26,11 @@ extension Session: AnswerReceiver {
         if case .answered(let outcome) = submission {
             finishDirectReply(id: id, mutation: outcome, window: window)
         } else {
-            awaitedAnswer.withLock { $0 = AwaitedAnswer(id: id, window: window) }
+            awaitedAnswer.withLock { awaited in
+                // One direct write at a time (`Outbox.beginDirectWrite`), so one awaited answer at a time.
+                assert(awaited == nil, "a second awaited answer before the first was received")
+                awaited = AwaitedAnswer(id: id, window: window)
+            }
             list.whenAnswered(submission, self)
         }
         return true

@@ -232,7 +232,8 @@ final class Session: Sendable {
     /// sessions write what they owe, protocol/PROTOCOL.md §3).
     static let closingLinger: Duration = Server.drainTimeout
 
-    /// Tells a slow consumer why it is cut off, if its socket takes the line within a second, then closes.
+    /// Tells a slow consumer why it is cut off, if its socket takes the line within a second, then closes
+    /// (gracefully, within another second: `TCPConnection.sayLastLine`).
     private func cutOffSlowConsumer() async {
         feed.remove(connection.id)
         await connection.sayLastLine(ServerNotification.closing(

@@ -13,12 +13,13 @@ extension TCPConnection {
         try await write(bytes.dropFirst(sent))
     }
 
-    /// Sends one last line if the peer takes it within a second, then closes the connection gracefully, for at most
-    /// another second (`closeGracefully(within:)`): a client that had sent a request gets the line and then a clean
-    /// end of stream. Closing with its request unread reset the connection, and `nc` then often showed nothing.
-    func sayLastLine(_ line: [UInt8]) async {
+    /// Sends one last line if the peer takes it within a second, then closes the connection: when `lingering`,
+    /// gracefully, for at most another second (`closeGracefully(within:)`), so a client that had sent a request gets
+    /// the line and then a clean end of stream; otherwise at once. (Closing with its request unread resets the
+    /// connection, and `nc` then often showed nothing.)
+    func sayLastLine(_ line: [UInt8], lingering: Bool = true) async {
         try? await write(line[...], within: Self.lastLineLimit)
-        await closeGracefully(within: Self.lastLineLimit)
+        if lingering { await closeGracefully(within: Self.lastLineLimit) } else { close() }
     }
 
     /// How long `sayLastLine` waits for the peer to take the line, and then for it to acknowledge it: 1 s each.

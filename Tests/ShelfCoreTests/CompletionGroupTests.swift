@@ -74,6 +74,43 @@ struct CompletionGroupTests {
         #expect(next.commit.changes.map(\.revision) == [2])
     }
 
+    /// Found by review: the group was published one turn's worth (4,096 answers) before the rollback, so B, saved
+    /// behind 5,000 refused requests, was answered `storageFailed` while the store kept it: the store then stood a
+    /// revision ahead of the list and refused every later commit.
+    @Test("a failure after saves held behind 5,000 refused requests: those saves are published and answered, only the failed one fails")
+    func failureAfterALongSavedRun() async throws {
+        let store = ManualStore()
+        let list = try await makeList(store: store)
+        guard case .pending(let a) = await list.submit(.add(title: "A")) else {
+            Issue.record("A was answered before its save")
+            return
+        }
+        var refused: [Submission] = []
+        for _ in 0..<5_000 { refused.append(await list.submit(.add(title: "stale"), expect: 999)) }
+        guard case .pending(let b) = await list.submit(.add(title: "B")),
+              case .pending(let c) = await list.submit(.add(title: "C"))
+        else {
+            Issue.record("B or C was answered before its save")
+            return
+        }
+
+        await list.complete([
+            Self.completion(a, .success(())), Self.completion(b, .success(())),
+            Self.completion(c, .failure(.injected("disk full"))),
+        ])
+
+        #expect(try await list.answer(a).get().revision == 1)
+        #expect(try await list.answer(b).get().revision == 2)
+        #expect(await list.answer(c) == .failure(.storageFailed(.injected("disk full"))))
+        var conflicts = 0
+        for submission in refused where await list.outcome(of: submission) == .failure(.conflict(current: 1)) {
+            conflicts += 1
+        }
+        #expect(conflicts == 5_000)
+        #expect(await list.revision == 2)
+        #expect(await list.snapshot().items.items.map(\.title) == ["A", "B"])
+    }
+
     @Test("a completion of a rolled-back generation in a later group is dropped")
     func staleGroup() async throws {
         let list = try await makeList(store: ManualStore())

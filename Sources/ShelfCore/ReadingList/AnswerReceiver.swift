@@ -3,9 +3,9 @@
 /// An object rather than a closure so that a receiver that lives longer than one request (a connection's session)
 /// costs no allocation per request: a closure that carries the request's details allocates a context each time.
 public protocol AnswerReceiver: AnyObject, Sendable {
-    /// Called once, on the list's actor, with the answer: after the request's change (and every change submitted
-    /// before it) was saved and published, or after a failed save rolled it back. Must not block: it runs while the
-    /// list publishes.
+    /// Called once with the answer: on the list's actor after the request's change (and every change submitted
+    /// before it) was saved and published, or after a failed save rolled it back; at once, on the caller's thread,
+    /// when `whenAnswered` is given a submission already answered. Must not block: it runs while the list publishes.
     func receive(_ outcome: Result<MutationResult, ReadingListError>)
 }
 

@@ -29,8 +29,8 @@ extension ReadingList {
     }
 
     /// Handles store completions, in the order the store produced them, in one actor call: marks the saved ones and
-    /// publishes them together (one pass over the front of `entries` per group, not per completion), rolling back at
-    /// the first failure after publishing what was saved before it.
+    /// publishes them together (one pass over the front of `entries` per group, not per completion); a failure rolls
+    /// back, which first publishes everything saved before it (`rollBack(_:)`).
     func complete(_ group: some Sequence<Completion>) {
         var marked = false
         for completion in group {
@@ -38,7 +38,6 @@ extension ReadingList {
             case .stale: continue
             case .saved: marked = true
             case .failed(let error):
-                if marked { publishSaved() }
                 marked = false
                 rollBack(error)
             }
@@ -78,8 +77,8 @@ extension ReadingList {
     /// At most `answersPerTurn` at a time: one save can release a long run of requests queued behind it (say 160,000
     /// stale `expect`s from a pipelining flood), and answering them all in one turn would hold the event loop that
     /// long. The rest are answered in a later turn, from the front, so the order holds.
-    private func publishSaved() {
-        let saved = entries.savedPrefix(limit: Self.answersPerTurn)
+    private func publishSaved(limit: Int = ReadingList.answersPerTurn) {
+        let saved = entries.savedPrefix(limit: limit)
         for position in saved {
             if case .success(let result) = entries[position].outcome, let change = result.change { publish(change) }
         }
@@ -88,7 +87,7 @@ extension ReadingList {
         entries.removeFirst(saved.count, into: &done)
         deliver(done) { $0.outcome }
         giveBackAnswering(done)
-        if saved.count == Self.answersPerTurn, !entries.isEmpty, entries.savedPrefix(limit: 1).count == 1 {
+        if saved.count == limit, !entries.isEmpty, entries.savedPrefix(limit: 1).count == 1 {
             publishSavedLater()
         }
         if entries.isEmpty { resumeIdleWaiters() }
@@ -121,7 +120,12 @@ extension ReadingList {
 
     /// A save failed: forget every unanswered change, answer all waiting requests `storageFailed`, and start a new
     /// generation so that late completions of the old one are dropped.
+    ///
+    /// The changes saved before the failure are durable, so they are published and answered first, all of them:
+    /// failing the ones past one turn's `answersPerTurn` (a run of refused requests can hold saved changes back that
+    /// far) would leave the store a revision ahead of the list, and every later commit refused on its base.
     func rollBack(_ error: StorageError) {
+        publishSaved(limit: .max)
         generation += 1
         speculative.reset(to: accepted.revision)
         var failed = takeAnswering()

@@ -174,14 +174,13 @@ public final class FileListStore: ListStore {
         var roomNeeded = 0
         while true {
             // Room for a round twice as large as the last one, made here rather than by the enqueues' regrowing it from
-            // empty on the event loop.
-            var room: [Queued] = []
-            room.reserveCapacity(min(roomNeeded * 2, 1024))
-            let batch = state.withLock { state -> [Queued] in
-                var batch = room
+            // empty on the event loop; swapped in place, as a second reference to it would make the first enqueue
+            // copy it.
+            var batch: [Queued] = []
+            batch.reserveCapacity(min(roomNeeded * 2, 1024))
+            state.withLock { state in
                 swap(&batch, &state.queued)
                 if batch.isEmpty { state.draining = false }
-                return batch
             }
             roomNeeded = batch.count
             if batch.isEmpty { return }
