@@ -1,4 +1,5 @@
 import ShelfCore
+import ShelfSockets
 
 /// Which store `shelfd` serves (`--store file:PATH|memory`).
 public enum StoreChoice: Sendable, Equatable {
@@ -19,10 +20,10 @@ public enum StoreChoice: Sendable, Equatable {
         }
     }
 
-    /// Makes the store.
+    /// Makes the store. A file store takes the commits of one round of the event loop together, at its end.
     func makeStore() -> any ListStore {
         switch self {
-        case .file(let path): FileListStore(path: path)
+        case .file(let path): FileListStore(path: path, roundEnd: { Reactor.shared.executor.afterRound($0) })
         case .memory: EphemeralListStore()
         }
     }

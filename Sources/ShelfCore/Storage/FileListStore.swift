@@ -54,6 +54,10 @@ public final class FileListStore: ListStore {
     private let faults: FileFaults?
     private let compactionMinimumBytes: Int
     private let preallocationBytes: Int
+    private let roundEnd: (@Sendable (@escaping @Sendable () -> Void) -> Bool)?
+    /// Commits made in the current round of the caller's event loop, handed to the queue together at its end
+    /// (`roundEnd`).
+    private let thisRound = Mutex<[Queued]>([])
     private let queue = DispatchQueue(label: "shelf.file-store")
     /// Where a compaction encodes, writes and syncs the new snapshot, while the store's queue keeps appending.
     private let compactionQueue = DispatchQueue(label: "shelf.file-store.compaction")
@@ -75,14 +79,21 @@ public final class FileListStore: ListStore {
     ///   - compactionMinimumBytes: the journal is compacted once it is larger than both the snapshot and this.
     ///   - preallocationBytes: how far ahead of its records the journal is filled with zero bytes, so that appends
     ///     do not grow the file (`JournalFile.preallocate`); 0 turns that off. Default 256 KiB.
+    ///   - roundEnd: where the commits of one round of the caller's event loop are handed to the store's queue
+    ///     together: given the hand-over with the round's first commit, it runs it at the round's end and returns
+    ///     true, or returns false to have it run at once. `shelfd` passes its event loop's `afterRound`, so the
+    ///     commits its sessions make in one round go into one write and one fdatasync, never split between two
+    ///     (protocol/STORAGE.md, "Group commit"). `nil`: each commit is handed over as it comes.
     public init(
         path: String, faults: FileFaults? = nil, compactionMinimumBytes: Int = 1 << 20,
-        preallocationBytes: Int = FileListStore.defaultPreallocationBytes
+        preallocationBytes: Int = FileListStore.defaultPreallocationBytes,
+        roundEnd: (@Sendable (@escaping @Sendable () -> Void) -> Bool)? = nil
     ) {
         file = SnapshotFile(path: path, faults: faults)
         self.faults = faults
         self.compactionMinimumBytes = compactionMinimumBytes
         self.preallocationBytes = preallocationBytes
+        self.roundEnd = roundEnd
     }
 
     /// 256 KiB (262,144 bytes). The zeros are written again once fewer than 64 KiB are left: about 1,000 `add`
@@ -155,8 +166,27 @@ public final class FileListStore: ListStore {
     /// Queues `commit` for the store's queue, which appends it with every other queued commit in one write and one
     /// fdatasync, then completes them there, in order (`ListStore.enqueue`).
     public func enqueue(_ commit: StoreCommit, completion: @escaping @Sendable (Result<Void, StorageError>) -> Void) {
+        let queued = Queued(commit: commit, completion: completion)
+        guard let roundEnd else { return handOff(CollectionOfOne(queued)) }
+        let first = thisRound.withLock { round in
+            round.append(queued)
+            return round.count == 1
+        }
+        // A later commit of the round rides on the first one's hand-over.
+        guard first else { return }
+        if !roundEnd({ [self] in handOffThisRound() }) { handOffThisRound() }
+    }
+
+    private func handOffThisRound() {
+        var round: [Queued] = []
+        thisRound.withLock { swap(&round, &$0) }
+        handOff(round)
+    }
+
+    /// Queues `commits` for the next round of appends, starting one if none is running.
+    private func handOff(_ commits: some Collection<Queued>) {
         let startDrain = state.withLock { state -> Bool in
-            state.queued.append(Queued(commit: commit, completion: completion))
+            state.queued.append(contentsOf: commits)
             if state.draining { return false }
             state.draining = true
             return true
