@@ -182,7 +182,9 @@ final class Session: Sendable {
                 ending = ending ?? Self.slowConsumerEnding(outbox.maxBytes)
                 continue
             case .closing(let line):
-                if ending == nil { await connection.sayLastLine(line) }
+                // Not lingering: the reader may still be reading this socket (closing gracefully reads too, and
+                // two reads at once on one socket stop the process); an idle client sent nothing to reset on.
+                if ending == nil { await connection.sayLastLine(line, lingering: false) }
                 ending = ending ?? "idle for more than \(configuration.idleTimeout.map { "\($0)" } ?? "?")"
                 continue
             }
@@ -232,13 +234,14 @@ final class Session: Sendable {
     /// sessions write what they owe, protocol/PROTOCOL.md §3).
     static let closingLinger: Duration = Server.drainTimeout
 
-    /// Tells a slow consumer why it is cut off, if its socket takes the line within a second, then closes
-    /// (gracefully, within another second: `TCPConnection.sayLastLine`).
+    /// Tells a slow consumer why it is cut off, if its socket takes the line within a second, then closes at once:
+    /// not gracefully, because the session's reader may still be reading the socket (closing gracefully reads too,
+    /// and two reads at once on one socket stop the process: found by a hostile-input run).
     private func cutOffSlowConsumer() async {
         feed.remove(connection.id)
         await connection.sayLastLine(ServerNotification.closing(
             reason: "slow_consumer",
             message: "Closing: you were sent changes faster than you read them (over \(outbox.maxBytes) bytes queued)"
-        ).line)
+        ).line, lingering: false)
     }
 }

@@ -16,8 +16,9 @@ extension TCPConnection {
     /// Sends one last line if the peer takes it within a second, then closes the connection: when `lingering`,
     /// gracefully, for at most another second (`closeGracefully(within:)`), so a client that had sent a request gets
     /// the line and then a clean end of stream; otherwise at once. (Closing with its request unread resets the
-    /// connection, and `nc` then often showed nothing.)
-    func sayLastLine(_ line: [UInt8], lingering: Bool = true) async {
+    /// connection, and `nc` then often showed nothing.) Linger only when no other task reads this connection:
+    /// closing gracefully reads, and a second concurrent read stops the process.
+    func sayLastLine(_ line: [UInt8], lingering: Bool) async {
         try? await write(line[...], within: Self.lastLineLimit)
         if lingering { await closeGracefully(within: Self.lastLineLimit) } else { close() }
     }
