@@ -54,6 +54,8 @@ public actor Server {
         // Subscribed before the first connection is accepted, so no watcher can miss a change.
         let feed = self.feed
         feedSubscription = await list.subscribe { feed.publish($0) }
+        let failures = StorageFailureLog(log: log)
+        await list.onStorageFailure { failures.record($0) }
         return listener.localAddress
     }
 

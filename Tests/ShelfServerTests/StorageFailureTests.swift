@@ -8,6 +8,22 @@ import Testing
         ExpectedLine.error(id, code: 4, message: "Could not save that change", reason: "storage_failed")
     }
 
+    /// Found by a hostile-input run: thousands of storage_failed replies on a full disk, and nothing in the log.
+    @Test("a failed save is logged with its error, how many requests failed, and the revision the list is back at")
+    func failedSaveIsLogged() async throws {
+        let store = MemoryListStore()
+        store.failWrites = true
+        try await withRecordingTestServer(store: store) { server, log in
+            let connection = try await server.connect()
+            defer { connection.close() }
+            #expect(try await connection.exchange(#"{"id":1,"method":"add","params":{"title":"Dune"}}"#) == Self.storageFailed("1"))
+            let lines = log.recorded.filter { $0.hasPrefix("a save failed") }
+            #expect(lines.count == 1)
+            #expect(lines.first?.hasSuffix("answered storage_failed; the list is back at revision 0") == true, "\(lines)")
+            #expect(lines.first?.contains("memory store write") == true, "\(lines)")
+        }
+    }
+
     @Test("an add the store refuses gets code 4 and changes nothing")
     func failedAdd() async throws {
         let store = MemoryListStore()

@@ -130,6 +130,8 @@ extension ReadingList {
         speculative.reset(to: accepted.revision)
         var failed = takeAnswering()
         entries.removeFirst(entries.count, into: &failed)
+        // Told before the answers go out, so a log shows the failure ahead of anything its clients do next.
+        storageFailureHandler?(StorageFailure(error: error, revision: accepted.revision))
         deliver(failed) { _ in .failure(.storageFailed(error)) }
         giveBackAnswering(failed)
         resumeIdleWaiters()

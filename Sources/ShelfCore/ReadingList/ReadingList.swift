@@ -65,6 +65,8 @@ public actor ReadingList {
     /// Sessions waiting in `settle(_:)`, by ticket.
     var settleWaiters: [UInt64: [CheckedContinuation<Void, Never>]] = [:]
     var subscribers: [UInt64: @Sendable (RevisionedChange) -> Void] = [:]
+    /// Told of every failed save (`onStorageFailure(_:)`).
+    var storageFailureHandler: (@Sendable (StorageFailure) -> Void)?
     /// The most recent published changes, for watchers that resume from a revision.
     var history: ChangeHistory
     var nextSubscriber: UInt64 = 0
