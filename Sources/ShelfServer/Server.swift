@@ -86,12 +86,18 @@ public actor Server {
                 if sessions.count >= configuration.maxConnections {
                     log("connection \(connection.id) from \(connection.peer) refused: \(sessions.count) connections open")
                     // A refused connection holds a descriptor while it lingers, taken from the reserve the
-                    // connection cap leaves free (`DescriptorBudget`): only a few may linger at once.
-                    let lingering = lingeringRefusals < Self.maxLingeringRefusals
-                    if lingering { lingeringRefusals += 1 }
+                    // connection cap leaves free (`DescriptorBudget`): only a few may linger at once. The others are
+                    // answered and closed right here, before the next accept, so a flood holds no descriptors.
+                    let line = Self.refusalLine(limit: configuration.maxConnections)
+                    guard lingeringRefusals < Self.maxLingeringRefusals else {
+                        _ = try? connection.writeNow(line[...])
+                        connection.close()
+                        continue
+                    }
+                    lingeringRefusals += 1
                     group.addTask {
-                        await Self.refuse(connection, limit: self.configuration.maxConnections, lingering: lingering)
-                        if lingering { await self.refusalEnded() }
+                        await connection.sayLastLine(line, lingering: true)
+                        await self.refusalEnded()
                     }
                     continue
                 }
@@ -142,18 +148,18 @@ public actor Server {
         state = .stopped
     }
 
-    /// Tells a connection over `--max-connections` why it is closed (one error line, if the socket takes it within
-    /// a second), then closes it: gracefully, within another second, when `lingering` (`TCPConnection.sayLastLine`);
-    /// at once otherwise.
-    private static func refuse(_ connection: TCPConnection, limit: Int, lingering: Bool) async {
+    /// The line a connection over `--max-connections` gets before it is closed: one `too_many_connections` error
+    /// with id `null` (protocol/PROTOCOL.md §8), with its LF.
+    static func refusalLine(limit: Int) -> [UInt8] {
         let error = RPCError(.tooManyConnections, "Too many connections (the limit is \(limit)); try again later")
         var line = JSONWriter.encode(RPCResponse(id: .null, outcome: .failure(error)).json)
         line.append(0x0A)
-        await connection.sayLastLine(line, lingering: lingering)
+        return line
     }
 
     /// The most refused connections that linger at once (a quarter of `DescriptorBudget.reserve`); refusals beyond
-    /// them close at once, and a client that had sent a request may then see a reset after the error line.
+    /// them are written what the socket takes at once and closed, and a client that had sent a request may then see
+    /// a reset, and perhaps not the line.
     static let maxLingeringRefusals = DescriptorBudget.reserve / 4
 
     private func refusalEnded() {

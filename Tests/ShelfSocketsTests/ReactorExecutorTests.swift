@@ -88,6 +88,29 @@ struct ReactorExecutorTests {
         #expect(order.steps == ["job", "job continues", "closure", "value", "next round"])
     }
 
+    /// Found by review: such work waited in the queue while the loop slept in epoll_wait, until some other event.
+    @Test("work that round-end work gives to the end of the round runs in the same round, with nothing else happening")
+    func roundEndWorkAddedAtTheRoundEndRuns() async throws {
+        let reactor = try Reactor()
+        let executor = reactor.executor
+        let order = StepLog()
+        try await withDeadline {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                let finished = Mutex<CheckedContinuation<Void, Never>?>(done)
+                Task(executorPreference: executor) {
+                    _ = executor.afterRound { @Sendable in
+                        order.append("first")
+                        _ = executor.afterRound { @Sendable in
+                            order.append("second")
+                            finished.withLock { $0.take() }?.resume()
+                        }
+                    }
+                }
+            }
+        }
+        #expect(order.steps == ["first", "second"])
+    }
+
     @Test("off the loop, waiting for the next round returns at once")
     func nextRoundOffTheLoop() async throws {
         let reactor = try Reactor()

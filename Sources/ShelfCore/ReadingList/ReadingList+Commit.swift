@@ -74,9 +74,10 @@ extension ReadingList {
 
     /// Publishes and answers, from the front, every request whose change is saved.
     ///
-    /// At most `answersPerTurn` at a time: one save can release a long run of requests queued behind it (say 160,000
-    /// stale `expect`s from a pipelining flood), and answering them all in one turn would hold the event loop that
-    /// long. The rest are answered in a later turn, from the front, so the order holds.
+    /// At most `limit` (by default `answersPerTurn`) at a time: one save can release a long run of requests queued
+    /// behind it (say 160,000 stale `expect`s from a pipelining flood), and answering them all in one turn would hold
+    /// the event loop that long. The rest are answered in a later turn, from the front, so the order holds. A
+    /// rollback passes no limit (`rollBack(_:)`).
     private func publishSaved(limit: Int = ReadingList.answersPerTurn) {
         let saved = entries.savedPrefix(limit: limit)
         for position in saved {

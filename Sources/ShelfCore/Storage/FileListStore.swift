@@ -164,7 +164,8 @@ public final class FileListStore: ListStore {
     }
 
     /// Queues `commit` for the store's queue, which appends it with every other queued commit in one write and one
-    /// fdatasync, then completes them there, in order (`ListStore.enqueue`).
+    /// fdatasync, then completes them there, in order (`ListStore.enqueue`). With `roundEnd`, the commit waits in
+    /// `thisRound` until the caller's round of the event loop ends.
     public func enqueue(_ commit: StoreCommit, completion: @escaping @Sendable (Result<Void, StorageError>) -> Void) {
         let queued = Queued(commit: commit, completion: completion)
         guard let roundEnd else { return handOff(CollectionOfOne(queued)) }
@@ -177,21 +178,34 @@ public final class FileListStore: ListStore {
         if !roundEnd({ [self] in handOffThisRound() }) { handOffThisRound() }
     }
 
+    /// Moves the round's commits to the queue in one step under the queue's lock (taken before `thisRound`'s,
+    /// always in that order), so no other hand-over can land between them; the round's buffer keeps its room.
     private func handOffThisRound() {
-        var round: [Queued] = []
-        thisRound.withLock { swap(&round, &$0) }
-        handOff(round)
+        let startDrain = state.withLock { state -> Bool in
+            thisRound.withLock { round in
+                state.queued.append(contentsOf: round)
+                round.removeAll(keepingCapacity: round.capacity <= 1024)
+            }
+            return Self.startDrainIfIdle(&state)
+        }
+        if startDrain { queue.async { @Sendable in self.drain() } }
     }
 
     /// Queues `commits` for the next round of appends, starting one if none is running.
     private func handOff(_ commits: some Collection<Queued>) {
         let startDrain = state.withLock { state -> Bool in
             state.queued.append(contentsOf: commits)
-            if state.draining { return false }
-            state.draining = true
-            return true
+            return Self.startDrainIfIdle(&state)
         }
         if startDrain { queue.async { @Sendable in self.drain() } }
+    }
+
+    /// Marks the queue draining.
+    /// - Returns: true when it was not, and the caller must start the drain.
+    private static func startDrainIfIdle(_ state: inout State) -> Bool {
+        if state.draining { return false }
+        state.draining = true
+        return true
     }
 
     /// Appends every queued commit with one write and one fdatasync, then completes them; repeats until none is
@@ -203,9 +217,9 @@ public final class FileListStore: ListStore {
     private func drain() {
         var roomNeeded = 0
         while true {
-            // Room for a round twice as large as the last one, made here rather than by the enqueues' regrowing it from
-            // empty on the event loop; swapped in place, as a second reference to it would make the first enqueue
-            // copy it.
+            // Room for a round twice as large as the last one, made here rather than by the hand-overs' regrowing it
+            // from empty on the event loop; swapped in place, as a second reference to it would make the first
+            // hand-over copy it.
             var batch: [Queued] = []
             batch.reserveCapacity(min(roomNeeded * 2, 1024))
             state.withLock { state in
@@ -336,8 +350,9 @@ public final class FileListStore: ListStore {
         return { gate.signal() }
     }
 
-    /// Suspends until no compaction is running or about to finish, and everything queued before has been stored.
-    /// For tests, which look at the files after a compaction.
+    /// Suspends until no compaction is running or about to finish, and everything queued before has been stored
+    /// (commits still waiting in `thisRound` for their round's end are not queued yet). For tests, which look at
+    /// the files after a compaction.
     func waitUntilCompacted() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async { @Sendable [self] in

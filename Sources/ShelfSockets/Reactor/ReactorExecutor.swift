@@ -110,16 +110,20 @@ public final class ReactorExecutor: TaskExecutor, Sendable {
         }
         spare.removeAll(keepingCapacity: true)
         // Taken out whole and handed back emptied, so the array's storage is reused round after round (copying it
-        // out and emptying the original allocated a new buffer every round).
-        var endings = roundEnd.withLock { roundEnd in
-            var taken: [any RoundEndWork] = []
-            swap(&taken, &roundEnd)
-            return taken
-        }
-        for ending in endings { ending.roundEnded() }
-        endings.removeAll(keepingCapacity: true)
-        roundEnd.withLock { roundEnd in
-            if roundEnd.isEmpty { swap(&roundEnd, &endings) }
+        // out and emptying the original allocated a new buffer every round). Repeated while round-end work asks for
+        // more: the loop would otherwise sleep in epoll_wait with that work waiting for some later event.
+        while true {
+            var endings = roundEnd.withLock { roundEnd in
+                var taken: [any RoundEndWork] = []
+                swap(&taken, &roundEnd)
+                return taken
+            }
+            if endings.isEmpty { return }
+            for ending in endings { ending.roundEnded() }
+            endings.removeAll(keepingCapacity: true)
+            roundEnd.withLock { roundEnd in
+                if roundEnd.isEmpty { swap(&roundEnd, &endings) }
+            }
         }
     }
 
