@@ -12,11 +12,7 @@ import Testing
         "with ulimit -n 64 and 150 connections: 32 are served, the rest refused with code 7, nothing spins, and new ones are served later")
     func acceptBacksOffWhenOutOfDescriptors() async throws {
         try await Sandbox.with { sandbox in
-            let shelfd = try Executables.url("shelfd")
-            let child = try ChildProcess.launch(
-                URL(filePath: "/bin/sh"),
-                ["-c", "ulimit -n \(Self.limit) && exec \"$0\" \"$@\"", shelfd.path, "--listen", "127.0.0.1:0", "--store", "memory"],
-                environment: sandbox.environment)
+            let child = try Self.launchShelfd(in: sandbox)
             do {
                 try await check(child)
             } catch {
@@ -38,11 +34,7 @@ import Testing
     @Test("with ulimit -n 64, 32 connections held and 8 threads making 2,000 more: no accept hits EMFILE, and the held ones are served")
     func refusalFloodHoldsNoDescriptors() async throws {
         try await Sandbox.with { sandbox in
-            let shelfd = try Executables.url("shelfd")
-            let child = try ChildProcess.launch(
-                URL(filePath: "/bin/sh"),
-                ["-c", "ulimit -n \(Self.limit) && exec \"$0\" \"$@\"", shelfd.path, "--listen", "127.0.0.1:0", "--store", "memory"],
-                environment: sandbox.environment)
+            let child = try Self.launchShelfd(in: sandbox)
             let prefix = "shelfd listening on "
             let line = try #require(await child.waitForLine(startingWith: prefix, timeout: .seconds(10)), "shelfd did not start: \(child.stderrSoFar)")
             let port = try #require(UInt16(line.split(separator: ":").last ?? ""))
@@ -81,6 +73,15 @@ import Testing
             #expect(!stderr.contains("accept() failed"), "\(stderr.split(separator: "\n").filter { $0.contains("failed") }.prefix(3))")
             #expect(stopped?.status == 0 && stopped?.signaled == false, "\(String(describing: stopped))")
         }
+    }
+
+    /// `shelfd --listen 127.0.0.1:0 --store memory` under `ulimit -n 64`.
+    private static func launchShelfd(in sandbox: Sandbox) throws -> ChildProcess {
+        let shelfd = try Executables.url("shelfd")
+        return try ChildProcess.launch(
+            URL(filePath: "/bin/sh"),
+            ["-c", "ulimit -n \(limit) && exec \"$0\" \"$@\"", shelfd.path, "--listen", "127.0.0.1:0", "--store", "memory"],
+            environment: sandbox.environment)
     }
 
     private func check(_ child: ChildProcess) async throws {
