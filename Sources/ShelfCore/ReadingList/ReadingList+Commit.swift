@@ -74,21 +74,15 @@ extension ReadingList {
 
     /// Publishes and answers, from the front, every request whose change is saved.
     ///
-    /// At most `limit` (by default `answersPerTurn`) at a time: one save can release a long run of requests queued
-    /// behind it (say 160,000 stale `expect`s from a pipelining flood), and answering them all in one turn would hold
-    /// the event loop that long. The rest are answered in a later turn, from the front, so the order holds. A
-    /// rollback passes no limit (`rollBack(_:)`).
-    private func publishSaved(limit: Int = ReadingList.answersPerTurn) {
-        let saved = entries.savedPrefix(limit: limit)
-        for position in saved {
-            if case .success(let result) = entries[position].outcome, let change = result.change { publish(change) }
-        }
-        // Taken after publishing: a subscriber may have asked for an answer meanwhile (`whenAnswered`).
+    /// At most `answersPerTurn` at a time: one save can release a long run of requests queued behind it (say 160,000
+    /// stale `expect`s from a pipelining flood), and answering them all in one turn would hold the event loop that
+    /// long. The rest are answered in a later turn, from the front, so the order holds.
+    private func publishSaved() {
         var done = takeAnswering()
-        entries.removeFirst(saved.count, into: &done)
-        deliver(done) { $0.outcome }
+        let published = publishSavedPrefix(limit: Self.answersPerTurn, into: &done)
+        deliver(done, saved: published)
         giveBackAnswering(done)
-        if saved.count == limit, !entries.isEmpty, entries.savedPrefix(limit: 1).count == 1 {
+        if published == Self.answersPerTurn, !entries.isEmpty, entries.savedPrefix(limit: 1).count == 1 {
             publishSavedLater()
         }
         if entries.isEmpty { resumeIdleWaiters() }
@@ -109,6 +103,18 @@ extension ReadingList {
         publishSaved()
     }
 
+    /// Publishes the changes of the saved entries at the front, at most `limit`, and moves those entries to `done`.
+    /// - Returns: how many entries were moved.
+    private func publishSavedPrefix(limit: Int, into done: inout [Entry]) -> Int {
+        let saved = entries.savedPrefix(limit: limit)
+        for position in saved {
+            if case .success(let result) = entries[position].outcome, let change = result.change { publish(change) }
+        }
+        // Taken after publishing: a subscriber may have asked for an answer meanwhile (`whenAnswered`).
+        entries.removeFirst(saved.count, into: &done)
+        return saved.count
+    }
+
     /// Makes one saved change visible: to readers, to the history and to subscribers. `wasPending`: it is among the
     /// speculative changes (it was saved after other requests were decided on top of it).
     func publish(_ change: RevisionedChange, wasPending: Bool = true) {
@@ -122,33 +128,40 @@ extension ReadingList {
     /// A save failed: forget every unanswered change, answer all waiting requests `storageFailed`, and start a new
     /// generation so that late completions of the old one are dropped.
     ///
-    /// The changes saved before the failure are durable, so they are published and answered first, all of them:
+    /// The changes saved before the failure are durable, so they are published and answered too, all of them:
     /// failing the ones past one turn's `answersPerTurn` (a run of refused requests can hold saved changes back that
-    /// far) would leave the store a revision ahead of the list, and every later commit refused on its base.
+    /// far) would leave the store a revision ahead of the list, and every later commit refused on its base. All the
+    /// answers go out once the new generation has begun, so a receiver that submits builds on the rolled-back list.
     func rollBack(_ error: StorageError) {
-        publishSaved(limit: .max)
+        var done = takeAnswering()
+        let saved = publishSavedPrefix(limit: .max, into: &done)
         generation += 1
         speculative.reset(to: accepted.revision)
-        var failed = takeAnswering()
-        entries.removeFirst(entries.count, into: &failed)
+        entries.removeFirst(entries.count, into: &done)
         // Told before the answers go out, so a log shows the failure ahead of anything its clients do next.
         storageFailureHandler?(StorageFailure(error: error, revision: accepted.revision))
-        deliver(failed) { _ in .failure(.storageFailed(error)) }
-        giveBackAnswering(failed)
+        deliver(done, saved: saved, failure: error)
+        giveBackAnswering(done)
         resumeIdleWaiters()
     }
 
     /// Answers requests already taken out of `entries`. Receivers run last, once the list's state is whole again
     /// and every answer without a receiver is in `unclaimed`: a receiver may ask for another of these answers, or
     /// submit, and must find the list consistent.
-    private func deliver(_ done: [Entry], _ outcome: (Entry) -> Outcome) {
-        for entry in done {
-            if entry.receiver == nil { unclaimed[entry.ticket] = outcome(entry) }
+    ///
+    /// The first `saved` entries get their own outcome; the rest, after a failed save, `storageFailed(failure)`.
+    private func deliver(_ done: [Entry], saved: Int, failure: StorageError? = nil) {
+        func outcome(_ index: Int) -> Outcome {
+            guard let failure, index >= saved else { return done[index].outcome }
+            return .failure(.storageFailed(failure))
+        }
+        for (index, entry) in done.enumerated() {
+            if entry.receiver == nil { unclaimed[entry.ticket] = outcome(index) }
             if !settleWaiters.isEmpty, let waiters = settleWaiters.removeValue(forKey: entry.ticket) {
                 for waiter in waiters { waiter.resume() }
             }
         }
-        for entry in done { entry.receiver?.receive(outcome(entry)) }
+        for (index, entry) in done.enumerated() { entry.receiver?.receive(outcome(index)) }
     }
 
     /// The array `publishSaved()` and `rollBack(_:)` take answered entries into, with the room the last one left,
