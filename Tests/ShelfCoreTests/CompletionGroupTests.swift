@@ -19,16 +19,21 @@ struct CompletionGroupTests {
         return tickets
     }
 
+    /// A list on `store` with a recorder of published revisions and three adds (A, B, C) waiting for their saves.
+    private static func threePending(on store: ManualStore) async throws -> (ReadingList, Recorder<Revision>, [UInt64]) {
+        let list = try await makeList(store: store)
+        let published = Recorder<Revision>()
+        _ = await list.subscribe { published.append($0.revision) }
+        return (list, published, try await submitThree(list))
+    }
+
     private static func completion(_ ticket: UInt64, _ result: Result<Void, StorageError>, generation: UInt64 = 0) -> ReadingList.Completion {
         ReadingList.Completion(ticket: ticket, generation: generation, result: result)
     }
 
     @Test("three saves completed in one group: published in revision order and answered in submission order")
     func allSaved() async throws {
-        let list = try await makeList(store: ManualStore())
-        let published = Recorder<Revision>()
-        _ = await list.subscribe { published.append($0.revision) }
-        let tickets = try await Self.submitThree(list)
+        let (list, published, tickets) = try await Self.threePending(on: ManualStore())
 
         await list.complete(tickets.map { Self.completion($0, .success(())) })
 
@@ -43,10 +48,7 @@ struct CompletionGroupTests {
     @Test("a group of success, failure, success: the first is published, the other two fail, and the next change is revision 2 in generation 1")
     func failureInTheMiddle() async throws {
         let store = ManualStore()
-        let list = try await makeList(store: store)
-        let published = Recorder<Revision>()
-        _ = await list.subscribe { published.append($0.revision) }
-        let tickets = try await Self.submitThree(list)
+        let (list, published, tickets) = try await Self.threePending(on: store)
 
         await list.complete([
             Self.completion(tickets[0], .success(())),
@@ -113,10 +115,7 @@ struct CompletionGroupTests {
 
     @Test("a completion of a rolled-back generation in a later group is dropped")
     func staleGroup() async throws {
-        let list = try await makeList(store: ManualStore())
-        let published = Recorder<Revision>()
-        _ = await list.subscribe { published.append($0.revision) }
-        let tickets = try await Self.submitThree(list)
+        let (list, published, tickets) = try await Self.threePending(on: ManualStore())
 
         await list.complete([Self.completion(tickets[0], .failure(.injected("disk full")))])
         await list.complete([Self.completion(tickets[1], .success(())), Self.completion(tickets[2], .success(()))])
