@@ -6,6 +6,8 @@ import Testing
 /// megabytes of queued replies: the client got 32,674 whole replies and half of the next one for 47,007 saved changes.
 @Suite struct SlowReaderShutdownTests {
     static let adds = 100_000
+    /// Under `Server.drainTimeout` (4 s), with room for a loaded machine.
+    static let lingerMargin: Duration = .milliseconds(3_500)
 
     @Test("SIGTERM while a client has sent 100,000 adds in one write and reads slowly: it gets a whole reply for every saved change, in order, then end of stream")
     func aSlowReaderGetsEveryReplyItIsOwed() async throws {
@@ -58,7 +60,9 @@ import Testing
         }
     }
 
-    @Test("SIGTERM with 20 idle clients that have all their replies but keep their connections open: exit 0 within 2 s")
+    /// The bound is 3.5 s, half a second under the 4 s linger it guards against: at 2 s a debug build under the
+    /// rest of the suite's load once took 2.2 s and once 2.35 s.
+    @Test("SIGTERM with 20 idle clients that have all their replies but keep their connections open: exit 0 before the 4 s linger")
     func idleClientsThatKeepTheirConnectionsOpenDoNotHoldShutdown() async throws {
         try await Sandbox.with { sandbox in
             let daemon = try await RunningShelfd.start(["--store", "memory"], environment: sandbox.environment)
@@ -77,13 +81,13 @@ import Testing
             defer { for socket in sockets { socket.close() } }
             let signalledAt = ContinuousClock.now
             daemon.child.send(SIGTERM)
-            let outcome = await daemon.child.waitForExit(timeout: .seconds(2))
+            let outcome = await daemon.child.waitForExit(timeout: Self.lingerMargin)
             if outcome == nil { await daemon.child.terminate(grace: .zero) }
             // The clients acknowledge the FIN at once but never close: waiting for their input would hold each
             // connection, and shutdown, for the whole 4 s linger.
-            let stopped = try #require(outcome, "shelfd still running 2 s after SIGTERM")
+            let stopped = try #require(outcome, "shelfd still running 3.5 s after SIGTERM")
             #expect(stopped.status == 0 && !stopped.signaled)
-            #expect(ContinuousClock.now - signalledAt < .seconds(2))
+            #expect(ContinuousClock.now - signalledAt < Self.lingerMargin)
         }
     }
 }

@@ -45,6 +45,25 @@ import Testing
         #expect(pending.isEmpty)
     }
 
+    @Test("rollBack keeps the saved front's outcomes, marks it published, and fails every entry behind it, counted as saved")
+    func rollBack() {
+        var pending = PendingRequests()
+        pending.append(Self.entry(1))
+        pending.append(Self.entry(2, saved: true))
+        pending.append(Self.entry(3))
+        pending.append(Self.entry(4, saved: true))
+        pending.markSaved(at: 0)
+        let failure: ReadingList.Outcome = .failure(.storageFailed(.injected("disk full")))
+
+        pending.rollBack(keeping: pending.savedPrefix(), failing: failure)
+
+        #expect(pending.allSaved)
+        #expect(pending.savedPrefix() == 0..<4)
+        #expect((0..<4).allSatisfy { pending[$0].published })
+        #expect((0..<2).map { pending[$0].outcome } == [.failure(.conflict(current: 0)), .failure(.conflict(current: 0))])
+        #expect((2..<4).map { pending[$0].outcome } == [failure, failure])
+    }
+
     @Test("100,000 entries taken from the front one by one come out in order, and look-ups stay right across compactions")
     func manyFromTheFront() {
         var pending = PendingRequests()

@@ -23,9 +23,15 @@ public enum StoreChoice: Sendable, Equatable {
     /// Makes the store. A file store takes the commits of one round of the event loop together, at its end.
     func makeStore() -> any ListStore {
         switch self {
-        case .file(let path): FileListStore(path: path, roundEnd: { Reactor.shared.executor.afterRound($0) })
+        case .file(let path): FileListStore(path: path, roundEnd: Self.eventLoopRoundEnd)
         case .memory: EphemeralListStore()
         }
+    }
+
+    /// The file store's `roundEnd` hook: a commit made on the event loop is handed over once the loop's round ends
+    /// (with the round's other commits, for one fdatasync); one made elsewhere, at once.
+    static let eventLoopRoundEnd: @Sendable (@escaping @Sendable () -> Void) -> Bool = {
+        Reactor.shared.executor.afterRound($0)
     }
 
     /// How the store is named in logs: `file /path/to/reading-list.json` or `memory`.

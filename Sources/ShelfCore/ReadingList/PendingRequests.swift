@@ -45,6 +45,19 @@ struct PendingRequests {
         queue[position].receiver = receiver
     }
 
+    /// After a failed save: marks the saved entries at the front (`saved`, whose changes the caller has just
+    /// published) published, and rolls back every entry behind them. Those are answered `failure` instead of
+    /// their own outcome and count as saved, so the usual publish answers them all, from the front, a turn at a
+    /// time.
+    mutating func rollBack(keeping saved: Range<Int>, failing failure: ReadingList.Outcome) {
+        for position in saved { queue[position].published = true }
+        for position in saved.upperBound..<queue.positions.upperBound {
+            queue[position].outcome = failure
+            queue[position].published = true
+            markSaved(at: position)
+        }
+    }
+
     /// The positions of the saved entries at the front, at most `limit` of them.
     func savedPrefix(limit: Int = .max) -> Range<Int> {
         let positions = queue.positions

@@ -80,7 +80,7 @@ extension ReadingList {
     private func publishSaved() {
         var done = takeAnswering()
         let published = publishSavedPrefix(limit: Self.answersPerTurn, into: &done)
-        deliver(done, saved: published)
+        deliver(done)
         giveBackAnswering(done)
         if published == Self.answersPerTurn, !entries.isEmpty, entries.savedPrefix(limit: 1).count == 1 {
             publishSavedLater()
@@ -103,11 +103,12 @@ extension ReadingList {
         publishSaved()
     }
 
-    /// Publishes the changes of the saved entries at the front, at most `limit`, and moves those entries to `done`.
+    /// Publishes the changes of the saved entries at the front, at most `limit` (those a rollback has not published
+    /// already), and moves those entries to `done`.
     /// - Returns: how many entries were moved.
     private func publishSavedPrefix(limit: Int, into done: inout [Entry]) -> Int {
         let saved = entries.savedPrefix(limit: limit)
-        for position in saved {
+        for position in saved where !entries[position].published {
             if case .success(let result) = entries[position].outcome, let change = result.change { publish(change) }
         }
         // Taken after publishing: a subscriber may have asked for an answer meanwhile (`whenAnswered`).
@@ -128,40 +129,36 @@ extension ReadingList {
     /// A save failed: forget every unanswered change, answer all waiting requests `storageFailed`, and start a new
     /// generation so that late completions of the old one are dropped.
     ///
-    /// The changes saved before the failure are durable, so they are published and answered too, all of them:
-    /// failing the ones past one turn's `answersPerTurn` (a run of refused requests can hold saved changes back that
-    /// far) would leave the store a revision ahead of the list, and every later commit refused on its base. All the
-    /// answers go out once the new generation has begun, so a receiver that submits builds on the rolled-back list.
+    /// The changes saved before the failure are durable, so they are all published now: leaving any of them out
+    /// (a run of refused requests can hold saved changes back past one turn's `answersPerTurn`) would leave the
+    /// store a revision ahead of the list, and every later commit refused on its base. The answers, theirs and the
+    /// failures, go out like any others, `answersPerTurn` per turn and in order, once the new generation has begun,
+    /// so a receiver that submits builds on the rolled-back list, and a rollback behind a pipelining flood does not
+    /// hold the event loop for the whole backlog.
     func rollBack(_ error: StorageError) {
-        var done = takeAnswering()
-        let saved = publishSavedPrefix(limit: .max, into: &done)
+        let saved = entries.savedPrefix()
+        for position in saved {
+            if case .success(let result) = entries[position].outcome, let change = result.change { publish(change) }
+        }
+        entries.rollBack(keeping: saved, failing: .failure(.storageFailed(error)))
         generation += 1
         speculative.reset(to: accepted.revision)
-        entries.removeFirst(entries.count, into: &done)
         // Told before the answers go out, so a log shows the failure ahead of anything its clients do next.
         storageFailureHandler?(StorageFailure(error: error, revision: accepted.revision))
-        deliver(done, saved: saved, failure: error)
-        giveBackAnswering(done)
-        resumeIdleWaiters()
+        publishSaved()
     }
 
-    /// Answers requests already taken out of `entries`. Receivers run last, once the list's state is whole again
-    /// and every answer without a receiver is in `unclaimed`: a receiver may ask for another of these answers, or
-    /// submit, and must find the list consistent.
-    ///
-    /// The first `saved` entries get their own outcome; the rest, after a failed save, `storageFailed(failure)`.
-    private func deliver(_ done: [Entry], saved: Int, failure: StorageError? = nil) {
-        func outcome(_ index: Int) -> Outcome {
-            guard let failure, index >= saved else { return done[index].outcome }
-            return .failure(.storageFailed(failure))
-        }
-        for (index, entry) in done.enumerated() {
-            if entry.receiver == nil { unclaimed[entry.ticket] = outcome(index) }
+    /// Answers requests already taken out of `entries`, each with its outcome. Receivers run last, once the list's
+    /// state is whole again and every answer without a receiver is in `unclaimed`: a receiver may ask for another
+    /// of these answers, or submit, and must find the list consistent.
+    private func deliver(_ done: [Entry]) {
+        for entry in done {
+            if entry.receiver == nil { unclaimed[entry.ticket] = entry.outcome }
             if !settleWaiters.isEmpty, let waiters = settleWaiters.removeValue(forKey: entry.ticket) {
                 for waiter in waiters { waiter.resume() }
             }
         }
-        for (index, entry) in done.enumerated() { entry.receiver?.receive(outcome(index)) }
+        for entry in done { entry.receiver?.receive(entry.outcome) }
     }
 
     /// The array `publishSaved()` and `rollBack(_:)` take answered entries into, with the room the last one left,

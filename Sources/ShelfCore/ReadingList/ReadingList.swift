@@ -16,11 +16,15 @@ public actor ReadingList {
     /// One request waiting for its turn to be answered.
     struct Entry {
         let ticket: UInt64
-        let outcome: Outcome
+        /// Replaced by `storageFailed` when a failed save rolls the entry back (`PendingRequests.rollBack`).
+        var outcome: Outcome
         /// True once the store accepted the change, or from the start for a request that writes nothing.
         var saved: Bool
         /// Who takes the answer once it is known (`wait(for:_:)`); until then it is kept in `unclaimed`.
         var receiver: (any AnswerReceiver)?
+        /// Its change is visible already, though its answer has not gone out: a rollback publishes every saved
+        /// change at once and answers a turn at a time.
+        var published = false
     }
 
     /// A store completion, delivered to the actor in the order the store produced them.

@@ -178,6 +178,9 @@ public final class FileListStore: ListStore {
         if !roundEnd({ [self] in handOffThisRound() }) { handOffThisRound() }
     }
 
+    /// How many commits wait in `thisRound` for the caller's round to end (for tests of the hook's wiring).
+    var commitsWaitingForRoundEnd: Int { thisRound.withLock { $0.count } }
+
     /// Moves the round's commits to the queue in one step under the queue's lock (taken before `thisRound`'s,
     /// always in that order), so no other hand-over can land between them; the round's buffer keeps its room.
     private func handOffThisRound() {
