@@ -149,6 +149,68 @@ struct CompletionGroupTests {
         #expect(try #require(await requests.next()).commit.generation == 1)
     }
 
+    @Test("an add submitted while a rollback's answers are still going out is saved in the new generation on the rolled-back list and answered after them")
+    func submitWhileAnswering() async throws {
+        let store = ManualStore()
+        let list = try await makeList(store: store)
+        var requests = store.enqueued.makeAsyncIterator()
+        var waiting = [try await Self.submitPending(list, "A")]
+        for _ in 0..<5_000 {
+            guard case .pending(let ticket) = await list.submit(.add(title: "stale"), expect: 999) else {
+                Issue.record("a request behind A was answered before A")
+                return
+            }
+            waiting.append(ticket)
+        }
+        let failed = try #require(await requests.next())
+        let answers = Recorder<String>()
+        let (answeredD, answeredDContinuation) = AsyncStream.makeStream(of: Void.self)
+
+        await list.failThenSubmit(failed.commit, waiting: waiting, title: "D") { label, outcome in
+            switch outcome {
+            case .success(let result): answers.append("\(label) revision \(result.revision)")
+            case .failure(let error): answers.append("\(label) \(error)")
+            }
+            if label == "D" { answeredDContinuation.yield() }
+        }
+        let saveOfD = try #require(await requests.next())
+        #expect(saveOfD.commit.generation == 1)
+        #expect(saveOfD.commit.base == 0)
+        saveOfD.succeed()
+        var iterator = answeredD.makeAsyncIterator()
+        await iterator.next()
+
+        let failure = "waiting \(ReadingListError.storageFailed(.injected("disk full")))"
+        #expect(answers.all == Array(repeating: failure, count: waiting.count) + ["D revision 1"])
+        #expect(await list.snapshot().items.items.map(\.title) == ["D"])
+    }
+
+    /// Found by review: a second rollback, while the first one's saved front still waited for its answers (held
+    /// behind 5,000 refused requests), published that front again: watchers got revision 2 twice, and so did the
+    /// history that `watch(since:)` resumes from.
+    @Test("a second failure while the first rollback's saved front is still being answered publishes nothing twice")
+    func secondFailureWhileAnswering() async throws {
+        let store = ManualStore()
+        let list = try await makeList(store: store)
+        let published = Recorder<Revision>()
+        _ = await list.subscribe { published.append($0.revision) }
+        let a = try await Self.submitPending(list, "A")
+        for _ in 0..<5_000 { _ = await list.submit(.add(title: "stale"), expect: 999) }
+        let b = try await Self.submitPending(list, "B")
+        let c = try await Self.submitPending(list, "C")
+
+        await list.completeThenFailTheNextAdd(
+            [Self.completion(a, .success(())), Self.completion(b, .success(())),
+             Self.completion(c, .failure(.injected("disk full")))],
+            failure: .injected("still full"))
+
+        #expect(published.all == [1, 2])
+        #expect(await list.revisionsInHistory(after: 0) == [1, 2])
+        #expect(await list.revision == 2)
+        #expect(await list.snapshot().items.items.map(\.title) == ["A", "B"])
+        #expect(try await list.answer(b).get().revision == 2)
+    }
+
     @Test("a completion of a rolled-back generation in a later group is dropped")
     func staleGroup() async throws {
         let (list, published, tickets) = try await Self.threePending(on: ManualStore())
@@ -174,5 +236,41 @@ extension ReadingList {
     fileprivate func completeCountingAnswers<Value>(_ group: [Completion], answered: Recorder<Value>) -> Int {
         complete(group)
         return answered.all.count
+    }
+}
+
+extension ReadingList {
+    /// `complete(group)`, then, in the same actor turn (before the rollback's answers are all out), an add of D
+    /// whose save fails with `failure`.
+    fileprivate func completeThenFailTheNextAdd(_ group: [Completion], failure: StorageError) {
+        complete(group)
+        guard case .pending(let ticket) = submitNow(.add(title: "D")) else {
+            Issue.record("D was answered before its save")
+            return
+        }
+        complete(Completion(ticket: ticket, generation: generation, result: .failure(failure)))
+    }
+
+    /// The revisions the history holds after `revision` (what `watch(since:)` would send first).
+    fileprivate func revisionsInHistory(after revision: Revision) -> [Revision]? {
+        history.changes(after: revision)?.map(\.revision)
+    }
+}
+
+extension ReadingList {
+    /// Fails `commit`'s save (that of `waiting.first`), then, in the same actor turn (its rollback's answers not all
+    /// out yet), submits an add of `title`. `answered` gets each answer with its label: "waiting" or "D".
+    fileprivate func failThenSubmit(
+        _ commit: StoreCommit, waiting: [UInt64], title: String,
+        answered: @escaping @Sendable (String, Result<MutationResult, ReadingListError>) -> Void
+    ) {
+        for ticket in waiting { wait(for: ticket, ClosureReceiver { answered("waiting", $0) }) }
+        guard let first = waiting.first else { return }
+        complete(Completion(ticket: first, generation: commit.generation, result: .failure(.injected("disk full"))))
+        guard case .pending(let ticket) = submitNow(.add(title: title)) else {
+            Issue.record("\(title) was answered before its save")
+            return
+        }
+        wait(for: ticket, ClosureReceiver { answered(title, $0) })
     }
 }

@@ -10,7 +10,7 @@ struct PendingRequests {
 
     var isEmpty: Bool { queue.isEmpty }
     var count: Int { queue.count }
-    /// True when every entry's change is saved (or it writes nothing).
+    /// True when no entry waits for the store: each is saved, writes nothing, or was rolled back.
     var allSaved: Bool { unsaved == 0 }
 
     /// Appends `entry`, whose ticket is higher than every ticket already here.

@@ -59,7 +59,7 @@ extension ReadingList {
     }
 
     private func mark(_ completion: Completion) -> Marked {
-        // A completion for a rolled-back generation is stale: its request was already answered `storageFailed`.
+        // A completion for a rolled-back generation is stale: its request is (or will be) answered `storageFailed`.
         guard completion.generation == generation,
               let position = entries.position(of: completion.ticket)
         else { return .stale }
@@ -108,12 +108,18 @@ extension ReadingList {
     /// - Returns: how many entries were moved.
     private func publishSavedPrefix(limit: Int, into done: inout [Entry]) -> Int {
         let saved = entries.savedPrefix(limit: limit)
-        for position in saved where !entries[position].published {
-            if case .success(let result) = entries[position].outcome, let change = result.change { publish(change) }
-        }
+        publishChanges(at: saved)
         // Taken after publishing: a subscriber may have asked for an answer meanwhile (`whenAnswered`).
         entries.removeFirst(saved.count, into: &done)
         return saved.count
+    }
+
+    /// Publishes the changes of the saved entries at `positions`, skipping those a rollback published already (an
+    /// earlier rollback's saved front may still be waiting for its answers when another save fails).
+    private func publishChanges(at positions: Range<Int>) {
+        for position in positions where !entries[position].published {
+            if case .success(let result) = entries[position].outcome, let change = result.change { publish(change) }
+        }
     }
 
     /// Makes one saved change visible: to readers, to the history and to subscribers. `wasPending`: it is among the
@@ -126,8 +132,8 @@ extension ReadingList {
         for subscriber in subscribers.values { subscriber(change) }
     }
 
-    /// A save failed: forget every unanswered change, answer all waiting requests `storageFailed`, and start a new
-    /// generation so that late completions of the old one are dropped.
+    /// A save failed: every request behind the saved front is to be answered `storageFailed` (its change is
+    /// forgotten), and a new generation starts so that late completions of the old one are dropped.
     ///
     /// The changes saved before the failure are durable, so they are all published now: leaving any of them out
     /// (a run of refused requests can hold saved changes back past one turn's `answersPerTurn`) would leave the
@@ -137,9 +143,7 @@ extension ReadingList {
     /// hold the event loop for the whole backlog.
     func rollBack(_ error: StorageError) {
         let saved = entries.savedPrefix()
-        for position in saved {
-            if case .success(let result) = entries[position].outcome, let change = result.change { publish(change) }
-        }
+        publishChanges(at: saved)
         entries.rollBack(keeping: saved, failing: .failure(.storageFailed(error)))
         generation += 1
         speculative.reset(to: accepted.revision)
@@ -161,7 +165,7 @@ extension ReadingList {
         for entry in done { entry.receiver?.receive(entry.outcome) }
     }
 
-    /// The array `publishSaved()` and `rollBack(_:)` take answered entries into, with the room the last one left,
+    /// The array `publishSaved()` takes answered entries into, with the room the last one left,
     /// so answering a group allocates nothing. Taken, not borrowed: a receiver may submit, and a change saved inline
     /// publishes again inside `deliver` (which then finds it empty and makes its own).
     private func takeAnswering() -> [Entry] {

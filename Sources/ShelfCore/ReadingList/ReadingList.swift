@@ -18,7 +18,8 @@ public actor ReadingList {
         let ticket: UInt64
         /// Replaced by `storageFailed` when a failed save rolls the entry back (`PendingRequests.rollBack`).
         var outcome: Outcome
-        /// True once the store accepted the change, or from the start for a request that writes nothing.
+        /// True once the store accepted the change, or from the start for a request that writes nothing, or once a
+        /// rollback failed it: nothing is left to wait for but its turn to be answered.
         var saved: Bool
         /// Who takes the answer once it is known (`wait(for:_:)`); until then it is kept in `unclaimed`.
         var receiver: (any AnswerReceiver)?
