@@ -220,8 +220,11 @@ extension Session {
                 return (.failure(RPCError(error)), nil)
             }
         case .unwatch:
-            feed.remove(connection.id)
-            let revision = await list.revision
+            // Removed on the actor, as `watch` adds: changes published between a removal here and a revision read
+            // there were neither sent nor left out of the reply's revision.
+            let feed = self.feed
+            let id = connection.id
+            let revision = await list.unwatch { feed.remove(id) }
             return (.success(MethodResult.revision(revision).json), revision)
         case .mutate, .auth, .list, .watch:
             return (.failure(RPCError(.internalError, "Internal error: request routed to the wrong handler")), nil)

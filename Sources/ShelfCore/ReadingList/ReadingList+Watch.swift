@@ -17,4 +17,13 @@ extension ReadingList {
         register(backlog, accepted.revision)
         return accepted.revision
     }
+
+    /// Ends a watch: calls `unregister` on the actor and returns the current revision. No change is published while
+    /// `unregister` runs, so a watcher that removes itself there was handed every change up to that revision and
+    /// none after it (the `unwatch` reply's revision, protocol/PROTOCOL.md §6).
+    /// - Returns: the current revision.
+    public func unwatch(_ unregister: @Sendable () -> Void) -> Revision {
+        unregister()
+        return accepted.revision
+    }
 }
