@@ -252,6 +252,8 @@ struct SnapshotCodecTests {
          #"has no valid "addedAt" (RFC 3339)"#),
         (#"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":false,"addedAt":"2023-02-29T00:00:00Z","revision":1}"#,
          #"has no valid "addedAt" (RFC 3339)"#),
+        (#"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":false,"addedAt":"9999-12-31T23:59:59.999-01:00","revision":1}"#,
+         #"has no valid "addedAt" (RFC 3339)"#),
         (#"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":-1}"#,
          #"has no valid "revision" (a whole number from 0)"#),
         (#"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z"}"#,

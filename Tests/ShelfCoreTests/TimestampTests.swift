@@ -76,6 +76,23 @@ struct TimestampTests {
     func notATimestamp(text: String) {
         #expect(Timestamp.parse(text) == nil)
     }
+
+    /// Found by a hostile-input run: these loaded from a snapshot and were served as 9999-01-01T00:59:59.999Z and
+    /// 0000-12-31T23:00:00.000Z, nearly a year off.
+    @Test("an offset that carries the instant outside years 0000-9999 UTC parses to nil", arguments: [
+        "9999-12-31T23:59:59.999-01:00", "9999-12-31T23:00:00-01:00", "0000-01-01T00:00:00.000+01:00", "0000-01-01T00:59:59+01:00",
+    ])
+    func outsideTheYearsFormatWrites(text: String) {
+        #expect(Timestamp.parse(text) == nil)
+    }
+
+    @Test("the first and last instants of years 0000-9999 UTC parse and format back, with or without an offset")
+    func edgesOfTheYears() {
+        #expect(Timestamp.parse("0000-01-01T00:00:00.000Z").map(Timestamp.format) == "0000-01-01T00:00:00.000Z")
+        #expect(Timestamp.parse("0000-01-01T01:00:00.000+01:00").map(Timestamp.format) == "0000-01-01T00:00:00.000Z")
+        #expect(Timestamp.parse("9999-12-31T23:59:59.999Z").map(Timestamp.format) == "9999-12-31T23:59:59.999Z")
+        #expect(Timestamp.parse("9999-12-31T22:59:59.999-01:00").map(Timestamp.format) == "9999-12-31T23:59:59.999Z")
+    }
 }
 
 /// The hand-written calendar arithmetic must agree with Foundation's ISO 8601 formatter everywhere.

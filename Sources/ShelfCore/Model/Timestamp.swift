@@ -62,7 +62,8 @@ public enum Timestamp {
     }
 
     /// Parses RFC 3339 text (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, `T` and `Z` in either case) with a real
-    /// calendar date; fractions are truncated to milliseconds. `nil` when it is not such a timestamp.
+    /// calendar date; fractions are truncated to milliseconds. `nil` when it is not such a timestamp, or when its
+    /// offset puts the instant outside years 0000–9999 UTC (`9999-12-31T23:30:00-01:00`).
     public static func parse(_ text: String) -> Date? {
         var text = text
         return text.withUTF8 { parseMilliseconds($0) }.map { date(milliseconds: $0) }
@@ -98,8 +99,16 @@ public enum Timestamp {
             return nil
         }
         let days = self.days(fromCivil: year, month, day)
-        return days * millisecondsPerDay + hour * 3_600_000 + minute * 60_000 + second * 1000 + millis - offset
+        let ms = days * millisecondsPerDay + hour * 3_600_000 + minute * 60_000 + second * 1000 + millis - offset
+        // An offset can carry 0000-01-01 or 9999-12-31 out of the years `format` writes: such an instant has no UTC
+        // form here, and served or stored it would be rewritten as another date.
+        return representable.contains(ms) ? ms : nil
     }
+
+    /// The instants `format` writes faithfully, in milliseconds since 1970: 0000-01-01T00:00:00.000Z through
+    /// 9999-12-31T23:59:59.999Z.
+    private static let representable: ClosedRange<Int64> =
+        days(fromCivil: 0, 1, 1) * millisecondsPerDay...(days(fromCivil: 9999, 12, 31) + 1) * millisecondsPerDay - 1
 
     static func date(milliseconds ms: Int64) -> Date {
         Date(timeIntervalSinceReferenceDate: Double(ms - referenceOffset) / 1000)
