@@ -24,7 +24,8 @@ final class Outbox: Sendable {
     enum Next {
         case job(Job)
         case notifications([UInt8])
-        /// The rest of a direct write the socket did not take at once: goes out before anything else.
+        /// The rest of a direct write the socket did not take at once: goes out before anything else. Its bytes
+        /// are held against the reply budget; release them once written.
         case unsent(ArraySlice<UInt8>)
         /// Notifications overflowed `maxBytes`: say `closing` and close.
         case overflow
@@ -107,6 +108,13 @@ final class Outbox: Sendable {
                 if retry { continuation.resume() }
             }
         }
+    }
+
+    /// Waits (the reader) while replies hold more than `maxBytes`, before carrying out a request: a read's reply is
+    /// encoded as it is carried out, so waiting only afterwards, in `holdReplyBytes`, would hold that reply too
+    /// (two replies of a 10 MB `list` per connection that does not read, not one).
+    nonisolated(nonsending) func waitForRoom() async {
+        await holdReplyBytes(0)
     }
 
     /// Gives back bytes held by a written (or dropped) reply.
@@ -211,19 +219,33 @@ final class Outbox: Sendable {
     /// Ends a direct write. `unsent` (what the socket did not take at once) is the first thing the writer sends,
     /// then `jobs`, ahead of jobs the reader queued during the direct write; the writer is woken only when it has
     /// something to do.
-    func endDirectWrite(unsent: ArraySlice<UInt8> = [], then jobs: [Job] = []) {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+    /// - Parameter releasing: bytes `holdDirectWrite` held for this write, given back.
+    func endDirectWrite(unsent: ArraySlice<UInt8> = [], releasing held: Int = 0, then jobs: [Job] = []) {
+        let (waiter, roomWaiter) = state.withLock { state -> (CheckedContinuation<Void, Never>?, CheckedContinuation<Void, Never>?) in
             state.directWrite = false
+            state.replyBytes -= held
+            let roomWaiter = held > 0 ? state.roomWaiter : nil
+            if roomWaiter != nil { state.roomWaiter = nil }
             // Ahead of any job the reader queued meanwhile: those came after this write.
             // Kept as the slice it is: the rest of a large reply (a `list`) is not copied again. An empty one is not
             // kept at all: it would hold on to the whole reply it was cut from.
             state.unsent = unsent.isEmpty ? [] : unsent
+            // Held against the reply budget until the writer has sent it (`Next.unsent`): the rest of a large
+            // reply, uncounted, let the reader carry out and hold a second one.
+            state.replyBytes += unsent.count
             state.jobs.insert(contentsOf: jobs, at: state.jobHead)
-            guard state.hasWork, let waiter = state.waiter else { return nil }
+            guard state.hasWork, let waiter = state.waiter else { return (nil, roomWaiter) }
             state.waiter = nil
-            return waiter
+            return (waiter, roomWaiter)
         }
         waiter?.resume()
+        roomWaiter?.resume()
+    }
+
+    /// Counts a direct write's `count` bytes against the reply budget, without waiting (the reply is made already);
+    /// `endDirectWrite(releasing:)` gives them back.
+    func holdDirectWrite(_ count: Int) {
+        state.withLock { $0.replyBytes += count }
     }
 
     /// Remembers why a direct write failed (the first reason counts), for the session's closing log line.

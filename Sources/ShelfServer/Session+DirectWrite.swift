@@ -91,18 +91,31 @@ extension Session: AnswerReceiver {
     /// Ends a direct write: gives back `slots` window slots (the requests are answered), then sends `bytes` once
     /// the event loop's current round is over (so the replies of one round leave back to back, as Redis writes its
     /// replies before it sleeps); whatever the socket does not take goes to the writer.
+    ///
+    /// A large reply (`heldDirectBytes` or more) is held against the reply budget from now on: the reader goes on
+    /// in this round, and must find it counted, or it carries out and holds another (a `list` of 10 MB, twice).
     func finishDirectWrite(_ bytes: [UInt8], releasing slots: Int, of window: RequestWindow) {
         window.release(slots)
-        if !connection.executor.afterRound(DirectSend(session: self, bytes: bytes)) { sendDirectly(bytes) }
+        let held = bytes.count >= Self.heldDirectBytes ? bytes.count : 0
+        if held > 0 { outbox.holdDirectWrite(held) }
+        if !connection.executor.afterRound(DirectSend(session: self, bytes: bytes, held: held)) {
+            sendDirectly(bytes, held: held)
+        }
     }
 
-    /// A direct write's bytes, sent at the end of the round: two words, so the loop keeps it without allocating.
+    /// The size from which a direct write's bytes count against the reply budget. Smaller replies are bounded by
+    /// the request window, and counting them would cost every request a lock.
+    static let heldDirectBytes = 64 << 10
+
+    /// A direct write's bytes, sent at the end of the round: three words, so the loop keeps it without allocating.
     private struct DirectSend: RoundEndWork {
         let session: Session
         let bytes: [UInt8]
+        /// Bytes `finishDirectWrite` held against the reply budget.
+        let held: Int
 
         func roundEnded() {
-            session.sendDirectly(bytes)
+            session.sendDirectly(bytes, held: held)
         }
     }
 
@@ -117,8 +130,9 @@ extension Session: AnswerReceiver {
         if !connection.executor.afterRound(work) { work() }
     }
 
-    /// Sends what the socket takes of `bytes` now and ends the direct write, leaving the rest to the writer.
-    private func sendDirectly(_ bytes: [UInt8]) {
+    /// Sends what the socket takes of `bytes` now and ends the direct write, leaving the rest to the writer;
+    /// `held` bytes of the reply budget are given back (the rest is held until the writer sends it).
+    private func sendDirectly(_ bytes: [UInt8], held: Int = 0) {
         var sent = bytes.count
         do {
             if !bytes.isEmpty { sent = try connection.writeNow(bytes[...]) }
@@ -127,6 +141,6 @@ extension Session: AnswerReceiver {
             outbox.recordWriteFailure("\(error)")
             connection.close()
         }
-        outbox.endDirectWrite(unsent: bytes[sent...])
+        outbox.endDirectWrite(unsent: bytes[sent...], releasing: held)
     }
 }

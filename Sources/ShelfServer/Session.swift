@@ -165,6 +165,7 @@ final class Session: Sendable {
                 bytes = lines[...]
             case .unsent(let rest):
                 bytes = rest
+                held = rest.count
             case .job(let job):
                 let reply = await job()
                 window.release()

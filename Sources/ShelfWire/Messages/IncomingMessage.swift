@@ -16,6 +16,16 @@ public enum IncomingMessage: Sendable, Equatable {
         /// Not a valid request: answered with `error` and `id` (`.null` when no id could be read), or, when `id` is
         /// `nil`, a notification with bad params, which is executed as nothing and never answered (§4.1).
         case invalid(RPCError, id: RequestID?)
+
+        /// The id its response carries: `nil` for a notification, `.null` for an invalid request whose id could
+        /// not be read.
+        public var id: RequestID? {
+            switch self {
+            case .request(let request): request.id
+            case .call(let id, _): id
+            case .invalid(_, let id): id
+            }
+        }
     }
 
     /// Decodes one line (without its LF).
