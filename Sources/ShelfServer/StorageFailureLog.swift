@@ -32,8 +32,10 @@ final class StorageFailureLog: Sendable {
             return state.unreportedSaves
         }
         guard let unreported else { return }
-        var line = "a save failed (\(failure.error)): its change and those decided after it were answered "
-            + "storage_failed; the list is back at revision \(failure.revision)"
+        var line = failure.error == .revisionsExhausted
+            ? "a change was refused (\(failure.error)): answered storage_failed"
+            : "a save failed (\(failure.error)): its change and those decided after it were answered "
+                + "storage_failed; the list is back at revision \(failure.revision)"
         if unreported > 0 { line += " (\(unreported) more failed save(s) since the last such line)" }
         log(line)
     }

@@ -52,18 +52,22 @@ import Testing
 }
 
 @Suite struct RevisionLimitTests {
-    @Test("a list at revision 2^64-2 refuses the next change without writing it, and the store still loads")
+    @Test("a list at revision 2^64-2 refuses the next change without writing it, tells the storage-failure handler, and the store still loads")
     func lastRevisionIsNeverWritten() async throws {
         let files = try StoreFiles()
         defer { files.remove() }
         try files.write(#"{"format":2,"revision":18446744073709551613,"items":0}"# + "\n", to: files.path)
         let list = try await makeList(store: FileListStore(path: files.path))
+        let failures = Recorder<String>()
+        await list.onStorageFailure { failures.append("\($0.error) at \($0.revision)") }
 
         let last = try await list.apply(.add(title: "Last"))
         let refused = await outcome(list, .add(title: "One too many"))
 
         #expect(last.revision == UInt64.max - 1)
-        #expect(refused.error == .storageFailed(.corrupt(path: "list", reason: "the revision counter is exhausted")))
+        #expect(refused.error == .storageFailed(.revisionsExhausted))
+        // Found by a hostile-input run: the refusal was never logged.
+        #expect(failures.all == ["\(StorageError.revisionsExhausted) at \(UInt64.max - 1)"])
         #expect(await list.revision == UInt64.max - 1)
         let reloaded = try await FileListStore(path: files.path).load()
         #expect(reloaded.revision == UInt64.max - 1)

@@ -6,7 +6,10 @@ extension ReadingList {
         // 2^64 − 1 is never produced: a stored list at that revision could take no change, so the store refuses to
         // load one (SnapshotCodec, FileListStore.replay), and an acknowledged change must always load again.
         guard speculative.revision < .max - 1 else {
-            return .failure(.storageFailed(.corrupt(path: "list", reason: "the revision counter is exhausted")))
+            let error = StorageError.revisionsExhausted
+            // Told like a failed save: nothing else would say why every change now fails.
+            storageFailureHandler?(StorageFailure(error: error, revision: accepted.revision))
+            return .failure(.storageFailed(error))
         }
         do {
             return .success(try result(of: mutation, expect: expect, at: speculative.revision + 1))
