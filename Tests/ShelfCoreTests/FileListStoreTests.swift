@@ -225,6 +225,21 @@ struct FileListStoreTests {
         #expect(!files.exists(files.path))
     }
 
+    /// Found by a hostile-input run: a directory there was left in place, and every compaction would have failed.
+    @Test("a directory where a leftover temp file goes refuses the load, naming it, and is left alone", arguments: [true, false])
+    func leftoverTempDirectory(journalTemp: Bool) async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let blocked = journalTemp ? files.journalTemp : files.temp
+        try FileManager.default.createDirectory(atPath: blocked, withIntermediateDirectories: false)
+
+        await #expect(throws: StorageError.io(call: "unlink (a leftover to remove at start)", path: blocked, errno: EISDIR)) {
+            _ = try await FileListStore(path: files.path).load()
+        }
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: blocked, isDirectory: &isDirectory) && isDirectory.boolValue)
+    }
+
     @Test("a failed append answers storageFailed, keeps the journal as it was, and the next commit works",
           arguments: [FileFaults.Step.write, .fsync])
     func failedAppend(step: FileFaults.Step) async throws {

@@ -187,6 +187,13 @@ struct SnapshotCodecTests {
         #expect(error.description.hasPrefix(Self.path + " is not a valid Shelf list ("))
     }
 
+    /// Found by a hostile-input run: with no item lines after it, a header without its LF was accepted.
+    @Test("a format 2 header without its newline, and no items, is a last line cut short")
+    func headerWithoutNewline() {
+        let error = decodeError(Array(#"{"format":2,"revision":1,"items":0}"#.utf8))
+        #expect(error == .corrupt(path: Self.path, reason: "the last line is cut short (no newline at the end)"))
+    }
+
     @Test("a format 2 file whose lines do not match its header is corrupt, naming the line", arguments: [
         ("a last item line without its newline", Array((#"{"format":2,"revision":1,"items":1}"# + "\n"
             + #"{"id":"00000000-0000-0000-0000-000000000001","title":"A","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}"#).utf8),

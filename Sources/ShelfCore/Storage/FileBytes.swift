@@ -44,6 +44,14 @@ enum FileBytes {
         return bytes
     }
 
+    /// Removes the leftover temporary file at `path` at start-up (protocol/STORAGE.md, "Loading", step 7); a
+    /// missing one is fine.
+    /// - Throws: `StorageError.io` when something is there that cannot be removed (a directory, say): every later
+    ///   compaction would fail on it.
+    static func removeLeftover(_ path: String) throws(StorageError) {
+        if unlink(path) != 0, errno != ENOENT { throw .io(call: "unlink (a leftover to remove at start)", path: path, errno: errno) }
+    }
+
     /// `.NAME.suffix` beside the file at `path` (the store's hidden companions: its lock and temporary files).
     static func hiddenSibling(of path: String, suffix: String) -> String {
         let url = URL(fileURLWithPath: path)

@@ -132,8 +132,8 @@ public final class FileListStore: ListStore {
             try journal.open(keeping: contents.validLength)
             // The journal may have just been created: make its directory entry durable.
             try file.syncDirectory()
-            file.removeLeftoverTemp()
-            journal.removeLeftoverTemp()
+            try FileBytes.removeLeftover(file.tempPath)
+            try FileBytes.removeLeftover(journal.tempPath)
             let snapshotBytes = stored?.count ?? 0
             let disk = onQueue()
             disk.revision = snapshot.revision

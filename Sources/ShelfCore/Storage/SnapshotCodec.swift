@@ -40,11 +40,17 @@ public enum SnapshotCodec {
             return try decodeFormat1(bytes, path: path)
         }
         switch format {
-        case 2: return try decodeFormat2(bytes, header: object, itemsStart: min(headerEnd + 1, bytes.count), path: path)
+        case 2:
+            // A header with no LF is a last line cut short too (a file of format 2 with no items).
+            guard headerEnd < bytes.count else { throw .corrupt(path: path, reason: Self.cutShort) }
+            return try decodeFormat2(bytes, header: object, itemsStart: headerEnd + 1, path: path)
         case 1: return try decodeFormat1(bytes, path: path)
         default: throw .unknownFormat(path: path, format: Int(clamping: format))
         }
     }
+
+    /// Why a format 2 file whose last line has no LF is refused (protocol/STORAGE.md, "Loading").
+    private static let cutShort = "the last line is cut short (no newline at the end)"
 
     private static func decodeFormat2(
         _ bytes: [UInt8], header: JSONObject, itemsStart: Int, path: String
@@ -55,7 +61,7 @@ public enum SnapshotCodec {
             throw .corrupt(path: path, reason: "line 1: the header needs a numeric \"revision\" and \"items\"")
         }
         guard LineChunks.endOfLastLine(bytes, from: itemsStart) == bytes.count else {
-            throw .corrupt(path: path, reason: "the last line is cut short (no newline at the end)")
+            throw .corrupt(path: path, reason: Self.cutShort)
         }
         let items = try LineChunks.map(bytes, from: itemsStart, firstLineNumber: 2) { line throws(StorageError) in
             if let fields = ItemLineParser.parse(line.bytes) {
