@@ -1,4 +1,5 @@
 import ShelfJSON
+import Synchronization
 import Testing
 
 @testable import ShelfCLI
@@ -57,4 +58,20 @@ import Testing
         #expect(TerminalText.json(value) == line)
         #expect(try JSONParser.parse(Array(TerminalText.json(value).utf8)) == value)
     }
+
+    /// Found by a hostile-input run: a server's error message reached the terminal raw.
+    @Test("Output.error escapes control characters in each line and keeps the line breaks")
+    func errorLinesAreEscaped() {
+        let printed = Recorded()
+        let output = Output(out: { _ in }, err: { printed.append($0) })
+        output.error("shelf: bad \u{1B}[31m title\n\nusage: shelf\u{7}")
+        #expect(printed.all == ["shelf: bad \\u{1b}[31m title\n\nusage: shelf\\u{7}\n"])
+    }
+}
+
+/// What an `Output` printed, in order.
+private final class Recorded: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ text: String) { lines.withLock { $0.append(text) } }
+    var all: [String] { lines.withLock { $0 } }
 }

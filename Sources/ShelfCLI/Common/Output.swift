@@ -28,6 +28,7 @@ public struct Output: Sendable {
     /// Prints `line` and a newline to standard output.
     func line(_ line: String) { out(line + "\n") }
 
-    /// Prints `line` and a newline to standard error.
-    func error(_ line: String) { err(line + "\n") }
+    /// Prints `line` and a newline to standard error, control characters escaped (`TerminalText.visibleLines`): an
+    /// error's message may come from the server, and a server could otherwise drive the terminal.
+    func error(_ line: String) { err(TerminalText.visibleLines(line) + "\n") }
 }

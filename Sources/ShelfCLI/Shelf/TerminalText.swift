@@ -17,6 +17,13 @@ enum TerminalText {
         return result
     }
 
+    /// `visible(_:)` for each line of `text`, keeping its line breaks (LF): for messages of several lines whose parts
+    /// may come from a server (an error's message) or a file (a log line naming a title).
+    static func visibleLines(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0 != "\n" && isUnsafe($0) }) else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { visible(String($0)) }.joined(separator: "\n")
+    }
+
     /// `value` as one line of JSON for `--json`, with the same characters escaped as `\uXXXX` (JSON's own
     /// escape, so a JSON reader gets the text unchanged): JSON requires escaping only U+0000–U+001F, which would
     /// leave DEL, C1 controls and bidi overrides raw on the terminal.
