@@ -225,6 +225,28 @@ struct FileListStoreTests {
         #expect(!files.exists(files.path))
     }
 
+    /// Found by a hostile-input run: the compaction's rename replaced the link with a plain file, so the list left the
+    /// file the user had linked to (in a synced folder, say).
+    @Test("a store path that is a symbolic link stays one: commits and a compaction update the file it points to")
+    func symbolicLinkIsFollowed() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let target = files.dir.url.appendingPathComponent("real-list.json").path
+        try files.write(Stored.snapshot(revision: 0, []), to: target)
+        try FileManager.default.createSymbolicLink(atPath: files.path, withDestinationPath: target)
+        let store = FileListStore(path: files.path, compactionMinimumBytes: 1)
+        _ = try await store.load()
+
+        for n in UInt64(1)...3 { try await commit(store, addCommit(n, base: n - 1)).get() }
+        _ = await settle(store)
+
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: files.path) == target)
+        // Compacted into the linked-to file (each commit outgrows the one-line snapshot before it).
+        #expect(try SnapshotCodec.decode(try #require(files.bytes(target)), path: target).revision > 0)
+        #expect(files.exists(target + ".journal"))
+        #expect(try await FileListStore(path: files.path).load().items.count == 3)
+    }
+
     /// Found by a hostile-input run: a directory there was left in place, and every compaction would have failed.
     @Test("a directory where a leftover temp file goes refuses the load, naming it, and is left alone", arguments: [true, false])
     func leftoverTempDirectory(journalTemp: Bool) async throws {
