@@ -66,6 +66,9 @@ extension Session {
             return await answer()?.reply(held: held)
         }
         await outbox.waitForRoom()
+        // The client may have vanished while the reader waited: its requests are dropped, not run for nobody
+        // (protocol/PROTOCOL.md §1).
+        guard outbox.writeFailure == nil else { return promise.fulfil(({ nil }, 0)) }
         let prepared = await prepare(element, context: &context)
         // A peer that sends requests without reading the replies must not make the server buffer without
         // bound: past the budget the reader waits for the writer (and TCP pushes back on the peer).
@@ -97,15 +100,20 @@ extension Session {
         var answers: [Answer] = []
         var encodedBytes = 0
         await outbox.waitForRoom()
-        for element in elements where context.keepReading {
+        for element in elements where context.keepReading && outbox.writeFailure == nil {
             // The batch's line is written whole, so its replies cannot wait for room: past the budget (after at
             // least one reply, however large) the rest are refused, not carried out. A batch of 1000 `list`s of a
-            // 2 MB list held 4.4 GB before this.
-            let prepared = encodedBytes > 0 && encodedBytes >= outbox.maxBytes
+            // 2 MB list held 4.4 GB before this. A notification is carried out regardless: it adds no reply.
+            let prepared = element.id != nil && encodedBytes > 0 && encodedBytes >= outbox.maxBytes
                 ? Self.answer(element.id, .failure(Self.batchOverBudget(outbox.maxBytes)))
                 : await prepare(element, context: &context)
             answers.append(makeAnswer(for: prepared))
             encodedBytes += prepared.encodedBytes
+            // A mutation's reply is made later, by the writer, but counts now: it repeats the item, whose title
+            // may be 32 KiB (1000 `mark`s of one such item made a 31 MB line).
+            if let (submission, id) = prepared.mutation, id != nil {
+                encodedBytes += Self.estimatedReplyBytes(await list.decidedOutcome(of: submission))
+            }
         }
         // Held once for the whole batch: its line is written only when every element is ready.
         await outbox.holdReplyBytes(encodedBytes)
@@ -114,6 +122,13 @@ extension Session {
 
     /// The most requests one batch may hold; a larger batch gets one -32600 (protocol/PROTOCOL.md §10).
     static let maxBatchElements = 1000
+
+    /// About how many bytes the reply to a mutation with `outcome` takes, before it is made: its item's title
+    /// (written as UTF-8, escaping only `"` and `\`) and about 256 bytes for the rest.
+    static func estimatedReplyBytes(_ outcome: Result<MutationResult, ReadingListError>?) -> Int {
+        guard case .success(let result)? = outcome, let item = result.item else { return 256 }
+        return item.title.utf8.count + 256
+    }
 
     /// The error for a request of a batch whose earlier replies already hold the reply budget (`maxBytes`,
     /// `--max-outbound-bytes`); the request is not carried out (protocol/PROTOCOL.md §10).

@@ -211,6 +211,20 @@ struct CompletionGroupTests {
         #expect(try await list.answer(b).get().revision == 2)
     }
 
+    @Test("decidedOutcome gives a pending add's answer before its save, keeps it until it is taken, then nil")
+    func decidedOutcomeOfAPendingAdd() async throws {
+        let list = try await makeList(store: ManualStore())
+        let a = try await Self.submitPending(list, "A")
+
+        let before = try #require(await list.decidedOutcome(of: .pending(ticket: a)))
+        #expect(try before.get().revision == 1)
+        #expect(try before.get().item?.title == "A")
+        await list.complete([Self.completion(a, .success(()))])
+        #expect(await list.decidedOutcome(of: .pending(ticket: a)) == before)
+        #expect(await list.answer(a) == before)
+        #expect(await list.decidedOutcome(of: .pending(ticket: a)) == nil)
+    }
+
     @Test("a completion of a rolled-back generation in a later group is dropped")
     func staleGroup() async throws {
         let (list, published, tickets) = try await Self.threePending(on: ManualStore())

@@ -28,6 +28,18 @@ extension ReadingList {
         return await snapshotNow()
     }
 
+    /// What a submitted request will be answered, as the list decided it: the answer itself when the submission
+    /// carries it; for a pending one, the outcome it gets once its change is saved (a failed save answers
+    /// `storageFailed` instead); `nil` once it has been answered. Takes nothing: `answer(_:)` still gives it.
+    public nonisolated(nonsending) func decidedOutcome(of submission: Submission) async -> Result<MutationResult, ReadingListError>? {
+        guard case .pending(let ticket) = submission else {
+            if case .answered(let outcome) = submission { return outcome }
+            return nil
+        }
+        if let here = runHere(ticket, { list, ticket in list.decidedOutcomeNow(ticket) }) { return here }
+        return await decidedOutcomeNow(ticket)
+    }
+
     /// The accepted item with `id`, and the revision it was read at.
     /// - Throws: `ReadingListError.notFound`.
     public nonisolated(nonsending) func item(_ id: UUID) async throws(ReadingListError) -> (item: Item, revision: Revision) {

@@ -127,6 +127,12 @@ public actor ReadingList {
     /// The accepted list.
     func snapshotNow() -> ListSnapshot { accepted }
 
+    /// `decidedOutcome(of:)` for a pending ticket, on the actor.
+    func decidedOutcomeNow(_ ticket: UInt64) -> Result<MutationResult, ReadingListError>? {
+        if let outcome = unclaimed[ticket] { return outcome }
+        return entries.position(of: ticket).map { entries[$0].outcome }
+    }
+
     /// The accepted item with `id`, and the revision it was read at.
     func itemNow(_ id: UUID) -> Result<ItemRead, ReadingListError> {
         guard let item = accepted.items[id] else { return .failure(.notFound(id)) }
