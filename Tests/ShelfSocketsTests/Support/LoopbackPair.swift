@@ -25,6 +25,20 @@ struct LoopbackPair {
         server.close()
         listener.close()
     }
+
+    /// Caps the kernel buffers of the client's sending side and the server's receiving side at 64 KiB each
+    /// (`SO_SNDBUF`, `SO_RCVBUF`, which also turns their autotuning off), so a write of a few MiB always fills them
+    /// and parks. Loopback autotuning could otherwise take a whole 8 MiB write, leaving a test that waits for the
+    /// writer to park waiting forever (2 runs under heavy load timed out so).
+    func capBuffers() throws {
+        var size: Int32 = 64 << 10
+        for (connection, option) in [(client, SO_SNDBUF), (server, SO_RCVBUF)] {
+            let rc = try connection.handle.withDescriptor { fd in
+                setsockopt(fd, SOL_SOCKET, option, &size, socklen_t(MemoryLayout<Int32>.size))
+            }
+            if rc != 0 { throw SocketError.lastError("setsockopt") }
+        }
+    }
 }
 
 extension TCPConnection {
