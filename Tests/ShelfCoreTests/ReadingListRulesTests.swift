@@ -136,6 +136,19 @@ struct ReadingListRulesTests {
         #expect(await list.revision == 1)
     }
 
+    /// Found by a hostile-input run: `==` on titles is canonical equivalence, so the new bytes were not stored.
+    @Test("renaming to a canonically equivalent title in other code points (NFD to NFC) is a change, stored as sent")
+    func renameToAnotherNormalisation() async throws {
+        let list = try await makeList(store: store, ids: ids, clock: clock)
+        let added = try await list.apply(.add(title: "Cafe\u{301}"))
+
+        let renamed = try await list.apply(.rename(id: added.id, title: "Caf\u{E9}"))
+
+        #expect(renamed.revision == 2)
+        #expect(renamed.change != nil)
+        #expect(store.stored.items[added.id].map { Array($0.title.utf8) } == Array("Caf\u{E9}".utf8))
+    }
+
     @Test("renaming trims the new title and records the revision")
     func renameApplies() async throws {
         let list = try await makeList(store: store, ids: ids, clock: clock)

@@ -42,7 +42,9 @@ extension ReadingList {
         case .rename(let id, let raw):
             let title = try validTitle(raw)
             var item = try existing(id, expect: expect)
-            if item.title == title { return unchanged(item) }
+            // Byte for byte, not `==`: Swift compares strings by canonical equivalence, and a rename from
+            // "Cafe\u{301}" to "Caf\u{E9}" (the same text, normalised) must be stored as sent.
+            if item.title.utf8.elementsEqual(title.utf8) { return unchanged(item) }
             item.title = title
             item.revision = next
             return changed(.updated(item), item: item, at: next)
