@@ -3,6 +3,5 @@ import ShelfCLI
 
 signal(SIGPIPE, SIG_IGN)
 let status = await ShelfMain.run(
-    arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment,
-    output: .command)
+    rawArguments: CommandArguments.raw, environment: ProcessInfo.processInfo.environment, output: .command)
 exit(status)

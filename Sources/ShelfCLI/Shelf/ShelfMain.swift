@@ -7,6 +7,17 @@ import ShelfWire
 public enum ShelfMain {
     /// Runs `shelf` and returns its exit status (`ExitCode`): 0 ok, 1 refused by the server, 64 usage,
     /// 69 server unreachable or gone, 76 a reply that is not Shelf's protocol.
+    /// `run(arguments:environment:output:)` with the arguments still as bytes (`CommandArguments.raw`): one that is
+    /// not UTF-8 is a usage error (exit 64), not a title full of U+FFFD.
+    public static func run(rawArguments: [[UInt8]], environment: [String: String], output: Output = .standard) async -> Int32 {
+        do {
+            return await run(arguments: try CommandArguments.decode(rawArguments), environment: environment, output: output)
+        } catch {
+            output.error("shelf: error: \(error.message)\n\n\(ShelfHelp.usage)")
+            return ExitCode.usage.rawValue
+        }
+    }
+
     public static func run(arguments: [String], environment: [String: String], output: Output = .standard) async -> Int32 {
         let command: ShelfCommand
         do {
