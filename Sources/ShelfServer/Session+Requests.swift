@@ -123,11 +123,14 @@ extension Session {
     /// The most requests one batch may hold; a larger batch gets one -32600 (protocol/PROTOCOL.md §10).
     static let maxBatchElements = 1000
 
-    /// About how many bytes the reply to a mutation with `outcome` takes, before it is made: its item's title
-    /// (written as UTF-8, escaping only `"` and `\`) and about 256 bytes for the rest.
+    /// About how many bytes the reply to a mutation with `outcome` takes, before it is made: its item's title as
+    /// JSON (UTF-8 as is, two bytes for each `"` and `\`) and about 256 bytes for the rest (the request's id, which
+    /// is echoed too, is bounded by the line it came in).
     static func estimatedReplyBytes(_ outcome: Result<MutationResult, ReadingListError>?) -> Int {
         guard case .success(let result)? = outcome, let item = result.item else { return 256 }
-        return item.title.utf8.count + 256
+        var bytes = 256
+        for byte in item.title.utf8 { bytes += byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") ? 2 : 1 }
+        return bytes
     }
 
     /// The error for a request of a batch whose earlier replies already hold the reply budget (`maxBytes`,

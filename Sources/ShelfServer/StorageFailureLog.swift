@@ -36,7 +36,7 @@ final class StorageFailureLog: Sendable {
             ? "a change was refused (\(failure.error)): answered storage_failed"
             : "a save failed (\(failure.error)): its change and those decided after it were answered "
                 + "storage_failed; the list is back at revision \(failure.revision)"
-        if unreported > 0 { line += " (\(unreported) more failed save(s) since the last such line)" }
+        if unreported > 0 { line += " (\(unreported) more failed save(s) or refused change(s) since the last such line)" }
         log(line)
     }
 }

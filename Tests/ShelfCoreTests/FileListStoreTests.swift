@@ -247,19 +247,63 @@ struct FileListStoreTests {
         #expect(try await FileListStore(path: files.path).load().items.count == 3)
     }
 
+    /// Found by review: a link made before the first start (its file not there yet) was not followed, and the first
+    /// compaction replaced it with a plain file.
+    @Test("a symbolic link to a file that does not exist yet is followed: the store's files go beside its target and the link stays one")
+    func danglingSymbolicLinkIsFollowed() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let target = files.dir.url.appendingPathComponent("real-list.json").path
+        try FileManager.default.createSymbolicLink(atPath: files.path, withDestinationPath: "real-list.json")
+        let store = FileListStore(path: files.path, compactionMinimumBytes: 1)
+        _ = try await store.load()
+
+        for n in UInt64(1)...3 { try await commit(store, addCommit(n, base: n - 1)).get() }
+        _ = await settle(store)
+
+        #expect(store.path == target)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: files.path) == "real-list.json")
+        #expect(files.exists(target) && files.exists(target + ".journal"))
+        #expect(!files.exists(files.path + ".journal"))
+    }
+
+    /// Found by review: `..` after a linked directory was simplified as text, so with no snapshot yet the store
+    /// opened another directory than the kernel does, and served an empty list beside the real journal.
+    @Test("a path through a linked directory and .. names the directory the kernel opens")
+    func dotDotAfterALinkedDirectory() throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let base = files.dir.url.path
+        try FileManager.default.createDirectory(atPath: base + "/other/sub", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: base + "/here", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: base + "/here/linkdir", withDestinationPath: base + "/other/sub")
+        let real = try #require(realpath(base + "/other", nil))
+        defer { free(real) }
+
+        let store = FileListStore(path: base + "/here/linkdir/../list.json")
+
+        #expect(store.path == String(cString: real) + "/list.json")
+    }
+
     /// Found by a hostile-input run: a directory there was left in place, and every compaction would have failed.
-    @Test("a directory where a leftover temp file goes refuses the load, naming it, and is left alone", arguments: [true, false])
+    @Test("a directory where a leftover temp file goes refuses the load, naming it, before anything is written", arguments: [true, false])
     func leftoverTempDirectory(journalTemp: Bool) async throws {
         let files = try StoreFiles()
         defer { files.remove() }
         let blocked = journalTemp ? files.journalTemp : files.temp
+        let other = journalTemp ? files.temp : files.journalTemp
         try FileManager.default.createDirectory(atPath: blocked, withIntermediateDirectories: false)
+        try files.write("{half a wri", to: other)
 
         await #expect(throws: StorageError.io(call: "unlink (a leftover to remove at start)", path: blocked, errno: EISDIR)) {
             _ = try await FileListStore(path: files.path).load()
         }
         var isDirectory: ObjCBool = false
         #expect(FileManager.default.fileExists(atPath: blocked, isDirectory: &isDirectory) && isDirectory.boolValue)
+        // Refused before anything was written (found by review: the journal was created and the other leftover
+        // removed first).
+        #expect(files.text(other) == "{half a wri")
+        #expect(!files.exists(files.journal))
     }
 
     @Test("a failed append answers storageFailed, keeps the journal as it was, and the next commit works",

@@ -44,12 +44,13 @@ enum FileBytes {
         return bytes
     }
 
-    /// Removes the leftover temporary file at `path` at start-up (protocol/STORAGE.md, "Loading", step 7); a
-    /// missing one is fine.
-    /// - Throws: `StorageError.io` when something is there that cannot be removed (a directory, say): every later
-    ///   compaction would fail on it.
-    static func removeLeftover(_ path: String) throws(StorageError) {
-        if unlink(path) != 0, errno != ENOENT { throw .io(call: "unlink (a leftover to remove at start)", path: path, errno: errno) }
+    /// Checks, at start-up, that a leftover temporary file at `path` can be removed (protocol/STORAGE.md,
+    /// "Loading", step 7): checked before the store is touched, so a refused start changes nothing.
+    /// - Throws: `StorageError.io` (`EISDIR`) when a directory is there: every later compaction would fail on it.
+    static func checkLeftoverRemovable(_ path: String) throws(StorageError) {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return }
+        throw .io(call: "unlink (a leftover to remove at start)", path: path, errno: EISDIR)
     }
 
     /// `.NAME.suffix` beside the file at `path` (the store's hidden companions: its lock and temporary files).

@@ -129,11 +129,14 @@ public final class FileListStore: ListStore {
             let contents = try JournalFile.read(path: journalPath)
             try Self.replay(contents.records, onto: &snapshot, path: journalPath)
             let journal = JournalFile(path: journalPath, faults: faults)
+            // Before anything is written, so a refused start leaves the store as it was.
+            try FileBytes.checkLeftoverRemovable(file.tempPath)
+            try FileBytes.checkLeftoverRemovable(journal.tempPath)
             try journal.open(keeping: contents.validLength)
             // The journal may have just been created: make its directory entry durable.
             try file.syncDirectory()
-            try FileBytes.removeLeftover(file.tempPath)
-            try FileBytes.removeLeftover(journal.tempPath)
+            file.removeLeftoverTemp()
+            journal.removeLeftoverTemp()
             let snapshotBytes = stored?.count ?? 0
             let disk = onQueue()
             disk.revision = snapshot.revision

@@ -13,11 +13,11 @@ struct SnapshotFile: Sendable {
     let directory: String
     let faults: FileFaults?
 
-    /// - Parameter path: the snapshot's path; a symbolic link (or one on the way) is followed, so the link stays a
-    ///   link to a file the store updates, and the journal, temp and lock files sit beside that file (a compaction's
-    ///   rename would otherwise replace the link with a plain file).
+    /// - Parameter path: the snapshot's path; a symbolic link (or one on the way) is followed (`StorePath`), so the
+    ///   link stays a link to a file the store updates, and the journal, temp and lock files sit beside that file (a
+    ///   compaction's rename would otherwise replace the link with a plain file).
     init(path: String, faults: FileFaults?) {
-        let url = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+        let url = URL(fileURLWithPath: StorePath.resolved(path))
         self.path = url.path
         directory = url.deletingLastPathComponent().path
         tempPath = FileBytes.hiddenSibling(of: url.path, suffix: "tmp")
