@@ -28,6 +28,8 @@ extension Session {
         run.requests.reserveCapacity(most)
         for event in events.prefix(most) {
             guard case .line(let bytes) = event, case .single(let element) = IncomingMessage.decodeCall(line: bytes) else { break }
+            // A large id counts against the reply budget, which only the one-at-a-time path holds (`answerQueued`).
+            guard Self.heldIDBytes(element.id) == 0 else { return run }
             switch element {
             case .call(let id, .mutate(let mutation, let expect)):
                 run.append(id: id, mutation, expect: expect)
@@ -54,12 +56,19 @@ extension Session {
         var promises: [ReplyPromise<Submission>] = []
         for id in run.ids {
             await window.acquire()
+            // The client may have vanished while the reader waited for a slot: the rest of the run is dropped, not
+            // run for nobody (protocol/PROTOCOL.md §1).
+            if outbox.writeFailure != nil {
+                window.release()
+                break
+            }
             let promise = ReplyPromise<Submission>()
             promises.append(promise)
             let list = self.list
             outbox.push { await Self.reply(to: await promise.value, id: id, from: list) }
         }
-        let submissions = await list.submitAll(run.requests)
+        guard !promises.isEmpty else { return }
+        let submissions = await list.submitAll(promises.count == run.count ? run.requests : Array(run.requests.prefix(promises.count)))
         for (promise, submission) in zip(promises, submissions) {
             if case .pending(let ticket) = submission { context.lastPendingTicket = ticket }
             promise.fulfil(submission)

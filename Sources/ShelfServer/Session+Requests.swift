@@ -66,14 +66,19 @@ extension Session {
             return await answer()?.reply(held: held)
         }
         await outbox.waitForRoom()
+        let idBytes = Self.heldIDBytes(element.id)
+        if idBytes > 0 { await outbox.holdReplyBytes(idBytes) }
         // The client may have vanished while the reader waited: its requests are dropped, not run for nobody
         // (protocol/PROTOCOL.md §1).
-        guard outbox.writeFailure == nil else { return promise.fulfil(({ nil }, 0)) }
+        guard outbox.writeFailure == nil else {
+            outbox.releaseReplyBytes(idBytes)
+            return promise.fulfil(({ nil }, 0))
+        }
         let prepared = await prepare(element, context: &context)
         // A peer that sends requests without reading the replies must not make the server buffer without
         // bound: past the budget the reader waits for the writer (and TCP pushes back on the peer).
         await outbox.holdReplyBytes(prepared.encodedBytes)
-        promise.fulfil((makeAnswer(for: prepared), prepared.encodedBytes))
+        promise.fulfil((makeAnswer(for: prepared), prepared.encodedBytes + idBytes))
     }
 
     /// Queues the reply job for a batch (one line with every element's response), then carries the elements out.
@@ -99,6 +104,10 @@ extension Session {
         }
         var answers: [Answer] = []
         var encodedBytes = 0
+        // A watching connection gets a `changed` line for each of its own changes too, queued behind this batch's
+        // line until it is written: counted with the reply, so they stay under the notification limit (a watcher
+        // reading promptly was cut off as a slow consumer by its own batch of toggles).
+        let perChange = feed.isWatching(connection.id) ? 2 : 1
         await outbox.waitForRoom()
         for element in elements where context.keepReading && outbox.writeFailure == nil {
             // The batch's line is written whole, so its replies cannot wait for room: past the budget (after at
@@ -111,8 +120,9 @@ extension Session {
             encodedBytes += prepared.encodedBytes
             // A mutation's reply is made later, by the writer, but counts now: it repeats the item, whose title
             // may be 32 KiB (1000 `mark`s of one such item made a 31 MB line).
-            if let (submission, id) = prepared.mutation, id != nil {
-                encodedBytes += Self.estimatedReplyBytes(await list.decidedOutcome(of: submission))
+            if let (submission, id) = prepared.mutation, let id {
+                let estimate = Self.estimatedReplyBytes(await list.decidedOutcome(of: submission)) + Self.heldIDBytes(id)
+                encodedBytes += estimate * perChange
             }
         }
         // Held once for the whole batch: its line is written only when every element is ready.
@@ -131,6 +141,19 @@ extension Session {
         var bytes = 256
         for byte in item.title.utf8 { bytes += byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") ? 2 : 1 }
         return bytes
+    }
+
+    /// The bytes a request's id takes in its reply when it is 1 KiB or more, and so counts against the reply budget
+    /// on its own; 0 for a smaller one (bounded by the request window). A reply waiting for the writer keeps its id:
+    /// a client that pipelined a thousand changes with 1 MB ids without reading held a gigabyte.
+    static func heldIDBytes(_ id: RequestID?) -> Int {
+        let bytes: Int
+        switch id {
+        case .string(let text)?: bytes = text.utf8.count + 2
+        case .number(let number)?: bytes = number.text.utf8.count
+        case .null?, nil: return 0
+        }
+        return bytes >= 1024 ? bytes : 0
     }
 
     /// The error for a request of a batch whose earlier replies already hold the reply budget (`maxBytes`,

@@ -107,6 +107,15 @@ import Testing
         #expect(throws: UsageError(message)) { try Self.parse(arguments) }
     }
 
+    /// Found by a hostile-input run: with a link at `list.json` to a file not created yet, `file:DIR/list.json/` was
+    /// a second store beside `file:DIR/list.json`, with its own lock, and its compaction replaced the link.
+    @Test("--store file:PATH refuses a path that can only name a directory", arguments: ["/d/list.json/", "/d/list.json//", "/d/list.json/.", "/d/..", "/"])
+    func storePathOfADirectory(path: String) {
+        #expect(throws: UsageError("--store file:PATH needs the path of a file, not of a directory (\"\(path)\")")) {
+            try Self.parse(["--store", "file:" + path])
+        }
+    }
+
     @Test(
         "--listen refuses anything but HOST:PORT",
         arguments: ["localhost", "127.0.0.1:", ":7453", "127.0.0.1:70000", "127.0.0.1:-1", "::1:7453", "[::1]", "127.0.0.1:12a", "", "127.0.0.1 :1"])

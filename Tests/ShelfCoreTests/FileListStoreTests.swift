@@ -267,6 +267,17 @@ struct FileListStoreTests {
         #expect(!files.exists(files.path + ".journal"))
     }
 
+    /// Found by a hostile-input run: `link/` did not follow a link to a file not created yet, and was a second store.
+    @Test("a store path with a trailing slash names the same store as without it")
+    func trailingSlash() throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        try FileManager.default.createSymbolicLink(atPath: files.path, withDestinationPath: "real-list.json")
+
+        #expect(FileListStore(path: files.path + "/").path == FileListStore(path: files.path).path)
+        #expect(FileListStore(path: files.path + "//").path.hasSuffix("/real-list.json"))
+    }
+
     /// Found by review: `..` after a linked directory was simplified as text, so with no snapshot yet the store
     /// opened another directory than the kernel does, and served an empty list beside the real journal.
     @Test("a path through a linked directory and .. names the directory the kernel opens")

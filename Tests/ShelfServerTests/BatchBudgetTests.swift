@@ -1,4 +1,5 @@
 import Foundation
+import ShelfJSON
 import ShelfServer
 import ShelfSockets
 import Testing
@@ -67,6 +68,34 @@ import Testing
             #expect(replies.suffix(2).allSatisfy { $0.integer("error", "code") == -32600 })
             let listed = try await connection.call(#"{"id":7,"method":"list"}"#)
             #expect(listed.member("result", "items")?.arrayValue?.compactMap { $0.member("title")?.stringValue } == [title, "Quiet"])
+        }
+    }
+
+    /// Found by a hostile-input run: the connection's own `changed` lines wait behind its batch's line, and a batch
+    /// allowed a budget's worth of replies, so their notifications passed the limit and a watcher that read promptly
+    /// was cut off as a slow consumer.
+    @Test("a watcher's own batch of adds with 900-character titles, against a 4096-byte budget: refused past half of it, no slow-consumer cut-off")
+    func watcherOwnBatch() async throws {
+        try await Self.withConnection { connection in
+            #expect(try await connection.call(#"{"id":"w","method":"watch"}"#).integer("result", "revision") == 0)
+            let title = String(repeating: "t", count: 900)
+            let batch = "[" + (1...6).map { #"{"id":\#($0),"method":"add","params":{"title":"\#(title)"}}"# }.joined(separator: ",") + "]"
+            try await connection.send(batch + "\n")
+
+            var notified: [Int] = []
+            var replies: [JSONValue] = []
+            while replies.isEmpty {
+                let line = try await connection.readJSON()
+                #expect(line.member("method")?.stringValue != "closing", "cut off: \(line)")
+                if let array = line.arrayValue { replies = array } else if let revision = line.integer("params", "revision") { notified.append(revision) }
+            }
+
+            // Each add counts twice (its reply and its notification): about 1156 bytes each, so two fit under 4096.
+            let answered = replies.filter { $0.member("result") != nil }.count
+            #expect(answered == 2)
+            #expect(notified == Array(1...answered))
+            #expect(replies.dropFirst(answered).allSatisfy { $0.integer("error", "code") == -32600 })
+            #expect(try await connection.call(#"{"id":"p","method":"ping"}"#).member("result") == "pong")
         }
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
 import ShelfCore
+import ShelfJSON
+import ShelfWire
 @testable import ShelfServer
 import Testing
 
@@ -18,5 +20,19 @@ import Testing
         #expect(Session.estimatedReplyBytes(Self.outcome(title: "Café")) == 256 + 5)
         #expect(Session.estimatedReplyBytes(.failure(.conflict(current: 3))) == 256)
         #expect(Session.estimatedReplyBytes(nil) == 256)
+    }
+
+    /// Found by a hostile-input run: replies waiting for the writer keep their ids, uncounted, so a client that
+    /// pipelined a thousand toggles with 1 MB ids and did not read held a gigabyte.
+    @Test("an id of 1 KiB or more counts against the reply budget with its bytes; a smaller one not at all")
+    func idBytes() throws {
+        #expect(Session.heldIDBytes(nil) == 0)
+        #expect(Session.heldIDBytes(.null) == 0)
+        #expect(Session.heldIDBytes(.string("abc")) == 0)
+        #expect(Session.heldIDBytes(.string(String(repeating: "a", count: 1021))) == 0)
+        #expect(Session.heldIDBytes(.string(String(repeating: "a", count: 1022))) == 1024)
+        let digits = String(repeating: "9", count: 2000)
+        let number = try #require(try JSONParser.parse(Array(digits.utf8)).numberValue)
+        #expect(Session.heldIDBytes(.number(number)) == 2000)
     }
 }

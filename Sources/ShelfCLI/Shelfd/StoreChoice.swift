@@ -9,12 +9,20 @@ public enum StoreChoice: Sendable, Equatable {
     case memory
 
     /// Parses `file:PATH` or `memory`.
-    /// - Throws: `UsageError` for anything else or an empty path.
+    /// - Throws: `UsageError` for anything else, an empty path, or one that can only name a directory (ending in
+    ///   `/`, `.` or `..`).
     init(parsing text: String) throws(UsageError) {
         if text == "memory" {
             self = .memory
         } else if text.hasPrefix("file:"), text.count > 5 {
-            self = .file(path: String(text.dropFirst(5)))
+            let path = String(text.dropFirst(5))
+            // Such a path names a directory, and so no file: with a link there, `list.json/` was a second store
+            // beside the one `list.json` names, each with its own lock.
+            let last = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+            guard !last.isEmpty, last != ".", last != ".." else {
+                throw UsageError("--store file:PATH needs the path of a file, not of a directory (\"\(path)\")")
+            }
+            self = .file(path: path)
         } else {
             throw UsageError("--store takes file:PATH or memory, not \"\(text)\"")
         }

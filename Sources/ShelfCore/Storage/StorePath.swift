@@ -12,6 +12,9 @@ enum StorePath {
     /// `realpath` when that directory exists.
     static func resolved(_ path: String) -> String {
         var current = absolute(path)
+        // `list.json/` would have lstat follow a link and fail when its file is not there yet (the usual case); the
+        // store is a file, so the slash can only be a slip.
+        while current.count > 1, current.hasSuffix("/") { current.removeLast() }
         for _ in 0..<40 {
             guard let target = linkTarget(current) else { break }
             current = target.hasPrefix("/") ? target : directory(of: current) + "/" + target
