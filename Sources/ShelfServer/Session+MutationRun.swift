@@ -53,22 +53,22 @@ extension Session {
             }
             window.release(run.count)
         }
-        var promises: [ReplyPromise<Submission>] = []
-        for id in run.ids {
+        // Every slot first: the client may vanish while the reader waits for one, and then the whole run is
+        // dropped, not run for nobody (protocol/PROTOCOL.md §1; with jobs queued slot by slot, up to 64 adds were
+        // carried out after a reset).
+        for acquired in 1...run.count {
             await window.acquire()
-            // The client may have vanished while the reader waited for a slot: the rest of the run is dropped, not
-            // run for nobody (protocol/PROTOCOL.md §1).
-            if outbox.writeFailure != nil {
-                window.release()
-                break
-            }
+            if outbox.writeFailure != nil { return window.release(acquired) }
+        }
+        var promises: [ReplyPromise<Submission>] = []
+        promises.reserveCapacity(run.count)
+        let list = self.list
+        for id in run.ids {
             let promise = ReplyPromise<Submission>()
             promises.append(promise)
-            let list = self.list
             outbox.push { await Self.reply(to: await promise.value, id: id, from: list) }
         }
-        guard !promises.isEmpty else { return }
-        let submissions = await list.submitAll(promises.count == run.count ? run.requests : Array(run.requests.prefix(promises.count)))
+        let submissions = await list.submitAll(run.requests)
         for (promise, submission) in zip(promises, submissions) {
             if case .pending(let ticket) = submission { context.lastPendingTicket = ticket }
             promise.fulfil(submission)
