@@ -91,17 +91,22 @@ final class Outbox: Sendable {
 
     /// Counts `count` bytes of an encoded reply against the budget, first waiting (the reader) while replies already
     /// hold `maxBytes` or more — one reply larger than the budget is still allowed when nothing else is held.
-    nonisolated(nonsending) func holdReplyBytes(_ count: Int) async {
+    /// - Parameter alreadyHeld: bytes the same reply holds already (its id, `Session.heldIDBytes`): they do not count
+    ///   as something else held, or a reply whose id alone passes the budget would wait for itself for ever.
+    nonisolated(nonsending) func holdReplyBytes(_ count: Int, alreadyHeld: Int = 0) async {
+        func admits(_ state: State) -> Bool {
+            state.replyBytes - alreadyHeld == 0 || state.replyBytes + count <= maxBytes
+        }
         while true {
             let admitted = state.withLock { state -> Bool in
-                guard state.replyBytes == 0 || state.replyBytes + count <= maxBytes else { return false }
+                guard admits(state) else { return false }
                 state.replyBytes += count
                 return true
             }
             if admitted { return }
             await withCheckedContinuation { continuation in
                 let retry = state.withLock { state -> Bool in
-                    if state.replyBytes == 0 || state.replyBytes + count <= maxBytes { return true }
+                    if admits(state) { return true }
                     state.roomWaiter = continuation
                     return false
                 }

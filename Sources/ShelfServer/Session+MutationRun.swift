@@ -56,6 +56,7 @@ extension Session {
         // Every slot first: the client may vanish while the reader waits for one, and then the whole run is
         // dropped, not run for nobody (protocol/PROTOCOL.md §1; with jobs queued slot by slot, up to 64 adds were
         // carried out after a reset).
+        guard run.count > 0 else { return }
         for acquired in 1...run.count {
             await window.acquire()
             if outbox.writeFailure != nil { return window.release(acquired) }

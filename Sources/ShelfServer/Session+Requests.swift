@@ -76,9 +76,11 @@ extension Session {
         }
         let prepared = await prepare(element, context: &context)
         // A peer that sends requests without reading the replies must not make the server buffer without
-        // bound: past the budget the reader waits for the writer (and TCP pushes back on the peer).
-        await outbox.holdReplyBytes(prepared.encodedBytes)
-        promise.fulfil((makeAnswer(for: prepared), prepared.encodedBytes + idBytes))
+        // bound: past the budget the reader waits for the writer (and TCP pushes back on the peer). A read's
+        // encoded reply includes the id held above: only the rest is added.
+        let more = max(0, prepared.encodedBytes - idBytes)
+        await outbox.holdReplyBytes(more, alreadyHeld: idBytes)
+        promise.fulfil((makeAnswer(for: prepared), idBytes + more))
     }
 
     /// Queues the reply job for a batch (one line with every element's response), then carries the elements out.

@@ -98,4 +98,26 @@ import Testing
             #expect(try await connection.call(#"{"id":"p","method":"ping"}"#).member("result") == "pong")
         }
     }
+
+    /// Found by review: a request held its own large id against the budget, then waited for room that only its own
+    /// reply could free; the connection hung for good (and with it, shutdown).
+    @Test("with a 4096-byte budget, requests with 3000- and 5000-character ids behind a ping are each answered, in order")
+    func largeIDsAreAnswered() async throws {
+        try await Self.withConnection { connection in
+            let mid = String(repeating: "m", count: 3000)
+            let big = String(repeating: "b", count: 5000)
+            try await connection.send([
+                #"{"id":1,"method":"ping"}"#, #"{"id":"\#(mid)","method":"ping"}"#,
+                #"{"id":"\#(big)","method":"add","params":{"title":"Dune"}}"#, #"{"id":3,"method":"ping"}"#,
+            ].joined(separator: "\n") + "\n")
+
+            var ids: [String] = []
+            for _ in 0..<4 {
+                let reply = try await connection.readJSON()
+                ids.append(reply.member("id")?.stringValue ?? reply.integer("id").map { "\($0)" } ?? "?")
+            }
+
+            #expect(ids == ["1", mid, big, "3"])
+        }
+    }
 }
