@@ -89,8 +89,8 @@ final class Outbox: Sendable {
         wake { $0.finished = true }
     }
 
-    /// Counts `count` bytes of an encoded reply against the budget, first waiting (the reader) while replies already
-    /// hold `maxBytes` or more — one reply larger than the budget is still allowed when nothing else is held.
+    /// Counts `count` bytes of an encoded reply against the budget, first waiting (the reader) until they fit within
+    /// `maxBytes` with what is held, or nothing else is held (one reply larger than the budget is allowed alone).
     /// - Parameter alreadyHeld: bytes the same reply holds already (its id, `Session.heldIDBytes`): they do not count
     ///   as something else held, or a reply whose id alone passes the budget would wait for itself for ever.
     nonisolated(nonsending) func holdReplyBytes(_ count: Int, alreadyHeld: Int = 0) async {

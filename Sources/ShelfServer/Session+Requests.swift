@@ -123,8 +123,9 @@ extension Session {
             // A mutation's reply is made later, by the writer, but counts now: it repeats the item, whose title
             // may be 32 KiB (1000 `mark`s of one such item made a 31 MB line).
             if let (submission, id) = prepared.mutation, let id {
-                let estimate = Self.estimatedReplyBytes(await list.decidedOutcome(of: submission)) + Self.heldIDBytes(id)
-                encodedBytes += estimate * perChange
+                // The notification carries the item, not the id.
+                let estimate = Self.estimatedReplyBytes(await list.decidedOutcome(of: submission))
+                encodedBytes += estimate * perChange + Self.heldIDBytes(id)
             }
         }
         // Held once for the whole batch: its line is written only when every element is ready.
