@@ -1,5 +1,6 @@
 import Foundation
 @testable import ShelfCore
+import Synchronization
 import Testing
 
 /// The log-structured `FileListStore` (protocol/STORAGE.md): commits appended to `<path>.journal` and replayed on
@@ -197,18 +198,27 @@ struct JournalStoreTests {
 
     @Test("a journal whose records do not follow on from the list is refused, naming the revision; nothing is touched",
           arguments: [
-              ("a revision skipped", nil, Stored.added(1, revision: 1) + Stored.added(3, revision: 3), 3, 1),
-              ("a first record that is not revision 1", nil, Stored.added(2, revision: 2), 2, 0),
+              ("a revision skipped", nil, Stored.added(1, revision: 1) + Stored.added(3, revision: 3),
+               "the record for revision 3 does not follow revision 1"),
+              ("a first record that is not revision 1", nil, Stored.added(2, revision: 2),
+               "the record for revision 2 does not follow revision 0"),
               ("the same item added twice", nil,
-               Stored.added(1, revision: 1) + Stored.record(2, "added", Stored.item(1, "Again", revision: 2)), 2, 1),
+               Stored.added(1, revision: 1) + Stored.record(2, "added", Stored.item(1, "Again", revision: 2)),
+               "the record for revision 2 does not fit the list at revision 1"),
               ("an update of a missing item", nil,
-               Stored.added(1, revision: 1) + Stored.record(2, "updated", Stored.item(5, "Gone", revision: 2)), 2, 1),
-              ("a removal of a missing item", nil, Stored.added(1, revision: 1) + Stored.removal(2, 5), 2, 1),
+               Stored.added(1, revision: 1) + Stored.record(2, "updated", Stored.item(5, "Gone", revision: 2)),
+               "the record for revision 2 does not fit the list at revision 1"),
+              ("a removal of a missing item", nil, Stored.added(1, revision: 1) + Stored.removal(2, 5),
+               "the record for revision 2 does not fit the list at revision 1"),
+              ("an update that moves the item's addedAt", nil,
+               Stored.added(1, revision: 1)
+                   + Stored.record(2, "updated", Stored.item(1, "Book 1", revision: 2, addedAt: "2026-01-02T03:04:06.000Z")),
+               "the record for revision 2 changes the addedAt of item \(SequentialIDs.id(1).wireString)"),
               ("a gap after the snapshot",
                Stored.snapshot(revision: 2, [Stored.item(1, "Book 1", revision: 1), Stored.item(2, "Book 2", revision: 2)]),
-               twoRecords + Stored.added(4, revision: 4), 4, 2),
-          ] as [(String, String?, String, Int, Int)])
-    func gap(what: String, snapshotText: String?, journal: String, record: Int, follows: Int) async throws {
+               twoRecords + Stored.added(4, revision: 4), "the record for revision 4 does not follow revision 2"),
+          ] as [(String, String?, String, String)])
+    func gap(what: String, snapshotText: String?, journal: String, reason: String) async throws {
         let files = try StoreFiles()
         defer { files.remove() }
         if let snapshotText { try files.write(snapshotText, to: files.path) }
@@ -216,8 +226,7 @@ struct JournalStoreTests {
 
         let error = await loadResult(FileListStore(path: files.path)).error
 
-        #expect(error == .corruptJournal(path: files.journal, reason: "the record for revision \(record) does not follow revision \(follows)"),
-                "\(what)")
+        #expect(error == .corruptJournal(path: files.journal, reason: reason), "\(what)")
         #expect(files.text(files.journal) == journal)
         #expect(files.text(files.path) == snapshotText)
         #expect(files.names() == (snapshotText == nil ? [] : ["reading-list.json"]) + ["reading-list.json.journal"])
@@ -310,13 +319,16 @@ struct JournalStoreTests {
         await #expect(throws: StorageError.self) { _ = try await FileListStore(path: files.path).load() }
     }
 
-    @Test("a compaction that fails does not fail the commit, leaves a loadable consistent pair, and a later one succeeds",
+    @Test("a compaction that fails does not fail the commit, is reported, leaves a loadable consistent pair, and a later one succeeds",
           arguments: [FileFaults.Step.write, .fsync, .rename, .syncDirectory], [false, true])
     func failedCompaction(step: FileFaults.Step, afterEarlierCompaction: Bool) async throws {
         let files = try StoreFiles()
         defer { files.remove() }
         let faults = FileFaults()
-        let store = FileListStore(path: files.path, faults: faults, compactionMinimumBytes: 1024)
+        let reported = Mutex<[CompactionEvent]>([])
+        let store = FileListStore(
+            path: files.path, faults: faults, compactionMinimumBytes: 1024,
+            compactionEvents: { event in reported.withLock { $0.append(event) } })
         _ = try await store.load()
         var expected = Expected(minimum: 1024)
         var n: UInt64 = 0
@@ -335,6 +347,8 @@ struct JournalStoreTests {
         repeat { n += 1 } while try await !addAndSettle(n, store, files, &expected)
 
         #expect([failedAt, n] == (afterEarlierCompaction ? [12, 18] : [6, 12]))
+        #expect(reported.withLock { $0 } == [.failed(.injected(step.rawValue)), .recovered(afterFailures: 1)],
+                "the failure, then the success after it; not the earlier compaction")
         #expect(files.text(files.path) == expected.listText)
         #expect(files.journalBytes == [])
         #expect(try await FileListStore(path: files.path).load() == expected.list)

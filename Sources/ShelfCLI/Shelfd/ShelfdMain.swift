@@ -38,18 +38,19 @@ public enum ShelfdMain {
             }
         }
         let signals = TerminationSignals()
-        let list: ReadingList
-        do {
-            list = try await ReadingList(
-                store: options.store.makeStore(), historyLimit: options.configuration.historyLimit,
-                executor: Reactor.shared.executor.serial, completionExecutor: Reactor.shared.executor)
-        } catch {
-            output.error("shelfd: cannot open the store: \(error)")
-            return ExitCode.failure.rawValue
-        }
         // From here on every standard-error line goes through the log's queue, so lines keep their order; it is
         // flushed before each return.
         let log = ServerLog.queued { output.error("shelfd: \($0)") }
+        let list: ReadingList
+        do {
+            list = try await ReadingList(
+                store: options.store.makeStore(log: { log($0) }), historyLimit: options.configuration.historyLimit,
+                executor: Reactor.shared.executor.serial, completionExecutor: Reactor.shared.executor)
+        } catch {
+            log("cannot open the store: \(error)")
+            await log.flush()
+            return ExitCode.failure.rawValue
+        }
         let server = Server(list: list, configuration: options.configuration, log: log)
         let address: HostPort
         do {

@@ -28,11 +28,26 @@ public enum StoreChoice: Sendable, Equatable {
         }
     }
 
-    /// Makes the store. A file store takes the commits of one round of the event loop together, at its end.
-    func makeStore() -> any ListStore {
+    /// Makes the store. A file store takes the commits of one round of the event loop together, at its end, and
+    /// hands `log` a line (`logLine(for:)`) when a compaction fails, and when one succeeds after failures.
+    func makeStore(log: @escaping @Sendable (String) -> Void = { _ in }) -> any ListStore {
         switch self {
-        case .file(let path): FileListStore(path: path, roundEnd: Self.eventLoopRoundEnd)
+        case .file(let path):
+            FileListStore(
+                path: path, roundEnd: Self.eventLoopRoundEnd, compactionEvents: { log(Self.logLine(for: $0)) })
         case .memory: EphemeralListStore()
+        }
+    }
+
+    /// The log line for a compaction event. A failure loses nothing, but the journal grows until a compaction
+    /// succeeds, and a disk that stays full fails the saves next.
+    static func logLine(for event: CompactionEvent) -> String {
+        switch event {
+        case .failed(let error):
+            "a compaction failed (\(error)): no change was lost, the journal keeps them all and grows until a "
+                + "compaction succeeds (tried again once it has doubled); free some space, or saves will fail next"
+        case .recovered(let failures):
+            "a compaction succeeded after \(failures) failed one(s): the journal is back to its usual size"
         }
     }
 

@@ -41,6 +41,8 @@ public final class FileListStore: ListStore {
         var broken: StorageError?
         /// The compaction running on the compaction queue, if one is.
         var compaction: Compaction?
+        /// Compactions failed since the last one that succeeded.
+        var failedCompactions = 0
     }
 
     /// A compaction under way: how many bytes of the journal its snapshot holds, and the commits appended since,
@@ -55,6 +57,7 @@ public final class FileListStore: ListStore {
     private let compactionMinimumBytes: Int
     private let preallocationBytes: Int
     private let roundEnd: (@Sendable (@escaping @Sendable () -> Void) -> Bool)?
+    private let compactionEvents: (@Sendable (CompactionEvent) -> Void)?
     /// Commits made in the current round of the caller's event loop, handed to the queue together at its end
     /// (`roundEnd`).
     private let thisRound = Mutex<[Queued]>([])
@@ -84,16 +87,22 @@ public final class FileListStore: ListStore {
     ///     true, or returns false to have it run at once. `shelfd` passes its event loop's `afterRound`, so the
     ///     commits its sessions make in one round go into one write and one fdatasync, never split between two
     ///     (protocol/STORAGE.md, "Group commit"). `nil`: each commit is handed over as it comes.
+    ///   - compactionEvents: called on the store's queue when a compaction fails (a full disk, say), and when one
+    ///     succeeds after failures. No commit fails with a compaction — the journal still holds every change and
+    ///     keeps growing — so without this hook nobody would hear of it. The next try comes once the journal has
+    ///     doubled, so calls are rare.
     public init(
         path: String, faults: FileFaults? = nil, compactionMinimumBytes: Int = 1 << 20,
         preallocationBytes: Int = FileListStore.defaultPreallocationBytes,
-        roundEnd: (@Sendable (@escaping @Sendable () -> Void) -> Bool)? = nil
+        roundEnd: (@Sendable (@escaping @Sendable () -> Void) -> Bool)? = nil,
+        compactionEvents: (@Sendable (CompactionEvent) -> Void)? = nil
     ) {
         file = SnapshotFile(path: path, faults: faults)
         self.faults = faults
         self.compactionMinimumBytes = compactionMinimumBytes
         self.preallocationBytes = preallocationBytes
         self.roundEnd = roundEnd
+        self.compactionEvents = compactionEvents
     }
 
     /// 256 KiB (262,144 bytes). The zeros are written again once fewer than 64 KiB are left: about 1,000 `add`
@@ -158,9 +167,18 @@ public final class FileListStore: ListStore {
         for record in records {
             if !replaying, record.revision <= base { continue }
             replaying = true
-            guard record.revision < .max, record.revision == snapshot.revision + 1, snapshot.items.apply(record.change) else {
+            guard record.revision < .max, record.revision == snapshot.revision + 1 else {
                 throw .corruptJournal(
                     path: path, reason: "the record for revision \(record.revision) does not follow revision \(snapshot.revision)")
+            }
+            // No change of shelfd's moves an item's addedAt: a record that does is not one it wrote.
+            if case .updated(let item) = record.change, let stored = snapshot.items[item.id], stored.addedAt != item.addedAt {
+                throw .corruptJournal(
+                    path: path, reason: "the record for revision \(record.revision) changes the addedAt of item \(item.id.wireString)")
+            }
+            guard snapshot.items.apply(record.change) else {
+                throw .corruptJournal(
+                    path: path, reason: "the record for revision \(record.revision) does not fit the list at revision \(snapshot.revision)")
             }
             snapshot.revision = record.revision
         }
@@ -326,9 +344,14 @@ public final class FileListStore: ListStore {
         let done: (list: ListSnapshot, bytes: Int)
         switch consume result {
         case .success(let value) where disk.broken == nil: done = value
-        case .success, .failure:
+        case .success:
             // Read back from the files by the next compaction.
             disk.compactAt = journal.length * 2
+            return
+        case .failure(let error):
+            disk.compactAt = journal.length * 2
+            disk.failedCompactions += 1
+            compactionEvents?(.failed(error))
             return
         }
         let snapshotBytes = done.bytes
@@ -341,10 +364,16 @@ public final class FileListStore: ListStore {
             disk.compactAt = max(snapshotBytes, compactionMinimumBytes)
             // The cut journal has no space written ahead any more.
             journal.preallocate(preallocationBytes)
+            if disk.failedCompactions > 0 {
+                compactionEvents?(.recovered(afterFailures: disk.failedCompactions))
+                disk.failedCompactions = 0
+            }
         } catch {
             // A journal whose cut or replacement failed halfway has an unknown state: appending could lose records.
             if journal.damaged { disk.broken = error }
             disk.compactAt = journal.length * 2
+            disk.failedCompactions += 1
+            compactionEvents?(.failed(error))
         }
     }
 

@@ -106,11 +106,11 @@ final class ChildProcess: Sendable {
         }
     }
 
-    /// Waits for the first complete standard-output line that starts with `prefix`.
+    /// Waits for the first complete line of `stream` (standard output by default) that starts with `prefix`.
     /// - Returns: the line without its newline, or `nil` when the child exits or `timeout` passes first.
-    func waitForLine(startingWith prefix: String, timeout: Duration) async -> String? {
+    func waitForLine(startingWith prefix: String, in stream: Stream = .output, timeout: Duration) async -> String? {
         let found: String?? = await wait(timeout: timeout) { state in
-            let text = String(decoding: state.stdout, as: UTF8.self)
+            let text = String(decoding: stream == .output ? state.stdout : state.stderr, as: UTF8.self)
             let complete = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
             if let line = complete.first(where: { $0.hasPrefix(prefix) }) { return .some(String(line)) }
             return state.exit != nil && state.openPipes == 0 ? .some(nil) : nil
