@@ -46,11 +46,11 @@ enum FileBytes {
 
     /// Checks, at start-up, that a leftover temporary file at `path` can be removed (protocol/STORAGE.md,
     /// "Loading", step 7): checked before the store is touched, so a refused start changes nothing.
-    /// - Throws: `StorageError.io` (`EISDIR`) when a directory is there: every later compaction would fail on it.
+    /// - Throws: `StorageError.directoryAtTempPath` when a directory is there: every later compaction would fail on it.
     static func checkLeftoverRemovable(_ path: String) throws(StorageError) {
         var status = stat()
         guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return }
-        throw .io(call: "unlink (a leftover to remove at start)", path: path, errno: EISDIR)
+        throw .directoryAtTempPath(path: path)
     }
 
     /// `.NAME.suffix` beside the file at `path` (the store's hidden companions: its lock and temporary files).

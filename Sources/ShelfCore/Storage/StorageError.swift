@@ -18,6 +18,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case baseMismatch(expected: Revision, actual: Revision)
     /// Another process (another `shelfd`) holds the store's lock.
     case locked(path: String)
+    /// A directory stands where the store writes a temporary file (protocol/STORAGE.md, "Loading", step 7): every
+    /// compaction would fail on it.
+    case directoryAtTempPath(path: String)
     /// The list is at revision 2^64 − 2, the last one a change may produce (protocol/PROTOCOL.md §10): it takes no
     /// more changes.
     case revisionsExhausted
@@ -43,6 +46,8 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
             "commit was built on revision \(expected) but the store is at \(actual)"
         case .locked(let path):
             "\(path) is in use by another shelfd; stop that one first, or pass a different --store"
+        case .directoryAtTempPath(let path):
+            "\(path) is a directory, where shelfd writes a temporary file; it was left untouched — remove or move it"
         case .revisionsExhausted:
             "the revision counter is exhausted (the list is at revision 2^64 − 2) — nothing more can be changed; "
                 + "list the items and start a new store with them"
