@@ -13,7 +13,7 @@ public enum ResultDecoding {
         else { throw .protocolViolation("hello result \(result)") }
         return HelloResult(
             server: object["server"]?.stringValue ?? "", version: object["version"]?.stringValue ?? "",
-            protocolVersion: Int(proto), revision: revision)
+            protocolVersion: Int(proto), revision: revision, run: object["run"]?.stringValue)
     }
 
     /// `{"revision","items":[Item]}`.

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import ShelfCore
 import ShelfJSON
@@ -22,6 +23,7 @@ public actor Server {
     private let list: ReadingList
     private var configuration: ServerConfiguration
     private let log: ServerLog
+    private let run: UUID
     private let feed = ChangeFeed()
     private let listCache = ListReplyCache()
     private var state = State.idle
@@ -33,10 +35,14 @@ public actor Server {
     private var runWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// A server for `list`, configured by `configuration`, logging to `log`. Nothing listens until `start()`.
-    public init(list: ReadingList, configuration: ServerConfiguration, log: ServerLog = .standardError) {
+    /// - Parameter run: the run id `hello` reports (protocol/PROTOCOL.md §5): random for every server, so a client
+    ///   resuming a `watch` can tell that the server restarted and that a revision may name another list (a
+    ///   `--store memory` server starts again from 0, §6). Tests fix it.
+    public init(list: ReadingList, configuration: ServerConfiguration, log: ServerLog = .standardError, run: UUID = UUID.random()) {
         self.list = list
         self.configuration = configuration
         self.log = log
+        self.run = run
     }
 
     /// Binds and listens.
@@ -102,7 +108,8 @@ public actor Server {
                     continue
                 }
                 let session = Session(
-                    connection: connection, list: list, feed: feed, listCache: listCache, configuration: configuration, log: log)
+                    connection: connection, list: list, feed: feed, listCache: listCache, configuration: configuration, log: log,
+                    run: run)
                 sessions[connection.id] = session
                 // On the reactor's event loop: readiness resumes the session where epoll saw it.
                 group.addTask(executorPreference: connection.executor) {

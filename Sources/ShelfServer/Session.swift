@@ -1,3 +1,4 @@
+import Foundation
 import ShelfCore
 import ShelfSockets
 import ShelfWire
@@ -18,6 +19,8 @@ final class Session: Sendable {
     let listCache: ListReplyCache
     let configuration: ServerConfiguration
     let log: ServerLog
+    /// The server's run id, for `hello`.
+    let run: UUID
     let outbox: Outbox
     /// Set when the server has a token: requests other than `hello`, `ping` and `auth` need `auth` first.
     let tokenCheck: TokenCheck?
@@ -36,7 +39,7 @@ final class Session: Sendable {
 
     init(
         connection: TCPConnection, list: ReadingList, feed: ChangeFeed, listCache: ListReplyCache,
-        configuration: ServerConfiguration, log: ServerLog
+        configuration: ServerConfiguration, log: ServerLog, run: UUID
     ) {
         self.connection = connection
         self.list = list
@@ -44,6 +47,7 @@ final class Session: Sendable {
         self.listCache = listCache
         self.configuration = configuration
         self.log = log
+        self.run = run
         outbox = Outbox(maxBytes: configuration.maxOutboundBytes)
         tokenCheck = configuration.token.map(TokenCheck.init(token:))
     }

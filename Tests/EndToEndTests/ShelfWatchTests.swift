@@ -54,7 +54,7 @@ import Testing
         }
     }
 
-    @Test("shelf watch says the server went away, reconnects to it restarted on the same port and file, and prints only the new change")
+    @Test("shelf watch says the server went away, reconnects to it restarted on the same port and file, lists again (a new run), then prints the new change")
     func watcherSurvivesServerRestart() async throws {
         try await Sandbox.with { sandbox in
             let store = "file:\(sandbox.storePath)"
@@ -80,6 +80,9 @@ import Testing
                 second = try await RunningShelfd.start(["--listen", first.address, "--store", store], environment: sandbox.environment)
                 let restarted = try #require(second)
                 #expect(restarted.address == first.address)
+                // Another run of shelfd: revision 1 might name another list, so the watcher lists again.
+                try #require(await watcher.waitForLine(startingWith: "1 item, 0 read (revision 1)", timeout: .seconds(15)) != nil,
+                             "no second listing: \(watcher.stdoutSoFar) \(watcher.stderrSoFar)")
                 let emma = try shortID(in: try await restarted.shelf("add", "Emma").stdout, after: "added ")
                 try #require(await watcher.waitForLine(startingWith: "+ \(emma) Emma", timeout: .seconds(15)) != nil,
                              "the change after the restart did not show: \(watcher.stdoutSoFar) \(watcher.stderrSoFar)")
@@ -87,10 +90,12 @@ import Testing
                 watcher.send(SIGINT)
                 let ended = try #require(await watcher.waitForExit(timeout: .seconds(10)), "shelf watch did not stop on SIGINT")
                 #expect(ended.status == 0 && !ended.signaled)
-                // Dune is not printed again after the reconnection: it resumed from revision 1.
-                #expect(ended.stdout == "0 items, 0 read (revision 0)\n+ \(dune) Dune\n+ \(emma) Emma\n")
+                #expect(ended.stdout.hasPrefix("0 items, 0 read (revision 0)\n+ \(dune) Dune\n\(dune) [ ] Dune\n"), "\(ended.stdout)")
+                #expect(ended.stdout.hasSuffix("\n1 item, 0 read (revision 1)\n+ \(emma) Emma\n"), "\(ended.stdout)")
                 #expect(ended.stderr.contains("shelf: lost the connection to \(first.address); reconnecting\n"), "\(ended.stderr)")
-                #expect(ended.stderr.hasSuffix("shelf: reconnected to \(first.address)\n"), "\(ended.stderr)")
+                #expect(ended.stderr.hasSuffix(
+                    "shelf: reconnected to \(first.address)\n"
+                        + "shelf: \(first.address) restarted since revision 1; listing again\n"), "\(ended.stderr)")
                 let lastStop = try #require(await restarted.stop())
                 #expect(lastStop.status == 0)
             } catch {
@@ -98,6 +103,83 @@ import Testing
                 await first.child.terminate()
                 await second?.child.terminate()
                 throw error
+            }
+        }
+    }
+
+    /// Found by a newcomer's run: a `--store memory` server restarted and given two adds was at revision 2, past the
+    /// watcher's 1, so the watcher resumed from revision 1 of another list: it printed only the second add and kept
+    /// showing an item that no longer existed.
+    @Test("shelf watch lists again when a --store memory server comes back with another list past its revision")
+    func watcherListsAgainAfterMemoryRestart() async throws {
+        try await Sandbox.with { sandbox in
+            let first = try await RunningShelfd.start(["--store", "memory"], environment: sandbox.environment)
+            var second: RunningShelfd?
+            let watcher: ChildProcess
+            do {
+                watcher = try ChildProcess.launch(
+                    try Executables.url("shelf"), ["--server", first.address, "watch"], environment: sandbox.environment)
+            } catch {
+                await first.child.terminate()
+                throw error
+            }
+            do {
+                let alpha = try shortID(in: try await first.shelf("add", "Alpha").stdout, after: "added ")
+                let seen = await watcher.waitForLine(timeout: .seconds(10)) { $0.contains(" Alpha") }
+                try #require(seen != nil, "Alpha did not show: \(watcher.stdoutSoFar) \(watcher.stderrSoFar)")
+                // Held still while the server restarts and takes two adds, so it reconnects only after them: to a
+                // list at revision 2, past its 1 (without this, it may come back at revision 0 and be refused).
+                watcher.send(SIGSTOP)
+                #expect(await first.stop()?.status == 0)
+                second = try await RunningShelfd.start(["--listen", first.address, "--store", "memory"], environment: sandbox.environment)
+                let restarted = try #require(second)
+                let xeno = try shortID(in: try await restarted.shelf("add", "Xeno").stdout, after: "added ")
+                let yara = try shortID(in: try await restarted.shelf("add", "Yara").stdout, after: "added ")
+                watcher.send(SIGCONT)
+                let shown = await watcher.waitForLine(timeout: .seconds(15)) { $0.contains("\(yara)") }
+                try #require(shown != nil, "Yara did not show: \(watcher.stdoutSoFar) \(watcher.stderrSoFar)")
+
+                watcher.send(SIGINT)
+                let ended = try #require(await watcher.waitForExit(timeout: .seconds(10)))
+                #expect(ended.status == 0 && !ended.signaled)
+                #expect(ended.stderr.contains("shelf: \(first.address) restarted since revision 1; listing again\n"), "\(ended.stderr)")
+                let followed = "0 items, 0 read (revision 0)\n+ \(alpha) Alpha\n"
+                let listed = "\(alpha) [ ] Alpha\n1 item, 0 read (revision 1)\n"
+                #expect(ended.stdout.hasPrefix(followed) || ended.stdout.hasPrefix(listed), "\(ended.stdout)")
+                let afterRestart = String(ended.stdout.dropFirst(ended.stdout.hasPrefix(followed) ? followed.count : listed.count))
+                // Before the fix: "+ \(yara) Yara\n" alone, Alpha still shown and Xeno never.
+                #expect(afterRestart == "\(xeno) [ ] Xeno\n\(yara) [ ] Yara\n2 items, 0 read (revision 2)\n", "\(ended.stdout)")
+                #expect(await restarted.stop()?.status == 0)
+            } catch {
+                await watcher.terminate(grace: .seconds(1))
+                await first.child.terminate()
+                await second?.child.terminate()
+                throw error
+            }
+        }
+    }
+
+    /// Found by a newcomer's run: the error says "try again later", but `shelf watch` exited 1 on it.
+    @Test("shelf watch retries a server that is full (7 too_many_connections) and starts once a connection is free")
+    func watcherWaitsForAFreeConnection() async throws {
+        try await Sandbox.with { sandbox in
+            try await withShelfd(["--store", "memory", "--max-connections", "1"], environment: sandbox.environment) { shelfd in
+                let port = try #require(UInt16(shelfd.port))
+                let holder = try BlockingLineSocket.connect(port: port)
+                try holder.sendLine(#"{"id":1,"method":"ping"}"#)
+                #expect(try holder.readLine() == #"{"jsonrpc":"2.0","id":1,"result":"pong"}"#, "the one connection is taken")
+                let watcher = try ChildProcess.launch(
+                    try Executables.url("shelf"), ["--server", shelfd.address, "watch"], environment: sandbox.environment)
+                let refused = await watcher.waitForLine(startingWith: "shelf: Too many connections", in: .error, timeout: .seconds(10))
+                #expect(refused?.hasSuffix(" — retrying") == true, "\(refused ?? watcher.stderrSoFar)")
+                holder.close()
+                let summary = await watcher.waitForLine(startingWith: "0 items, 0 read (revision 0)", timeout: .seconds(15))
+                #expect(summary != nil, "it did not get in once the connection was free: \(watcher.stderrSoFar)")
+                watcher.send(SIGINT)
+                let ended = await watcher.waitForExit(timeout: .seconds(10))
+                if ended == nil { await watcher.terminate(grace: .zero) }
+                #expect(ended?.status == 0)
+                #expect(ended?.stderr.hasSuffix("shelf: reconnected to \(shelfd.address)\n") == true, "\(ended?.stderr ?? "")")
             }
         }
     }

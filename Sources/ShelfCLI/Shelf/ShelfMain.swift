@@ -55,7 +55,7 @@ public enum ShelfMain {
         } catch let error as ClientError {
             output.error("shelf: \(error)")
             if case .server(let rpc) = error, rpc.knownCode == .unauthorized, command.token == nil {
-                output.error("shelf: this server requires a token: pass --token-file PATH or set SHELF_TOKEN")
+                output.error(tokenHint)
             }
             return exitCode(for: error).rawValue
         } catch let error as IDPrefix.Failure {
@@ -90,6 +90,9 @@ public enum ShelfMain {
         withExtendedLifetime(signals) {}
         return status
     }
+
+    /// Said after `5 unauthorized` when no token was given.
+    static let tokenHint = "shelf: this server requires a token: pass --token-file PATH or set SHELF_TOKEN"
 
     /// The token to authenticate with, read from its file when `--token-file` was given.
     static func token(_ command: ShelfCommand) throws -> String? {

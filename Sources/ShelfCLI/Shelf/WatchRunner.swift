@@ -6,18 +6,22 @@ import ShelfWire
 
 /// `shelf watch`: prints the list, then one line per change as it happens; when the server goes away it says so,
 /// reconnects with backoff (at most 5 s between tries) and resumes from the last revision it printed, re-listing
-/// after `compacted`. A change is printed only if its revision is newer than the last one printed, so nothing is
-/// shown twice or out of order.
+/// after `compacted` or when the server's `run` changed (a restart: the same revision may name another list,
+/// protocol/PROTOCOL.md §6). A server that is full (`7 too_many_connections`) is retried like one that is down. A
+/// change is printed only if its revision is newer than the last one printed, so nothing is shown twice or out of
+/// order.
 struct WatchRunner {
     let command: ShelfCommand
     let output: Output
     /// The longest wait between reconnection attempts.
     static let maxBackoff: Duration = .seconds(5)
 
-    /// The last revision printed, and the items as of then (to name removed ones).
+    /// The last revision printed, and the items as of then (to name removed ones), in the server run that
+    /// produced them.
     private struct Shown {
         var revision: Revision
         var items: [UUID: Item]
+        var run: String?
     }
 
     /// Runs until the task is cancelled (Ctrl-C); returns 0 then.
@@ -29,31 +33,34 @@ struct WatchRunner {
             let client: ShelfClient
             do {
                 client = try await ShelfClient.connect(to: command.server, token: try ShelfMain.token(command))
-            } catch ClientError.server(let error) {
-                output.error("shelf: \(error.message)")
-                return ExitCode.failure.rawValue
-            } catch let error as TokenFile.Failure {
-                output.error("shelf: \(error)")
-                return ExitCode.usage.rawValue
+                try await start(client, shown: &shown) {
+                    if reported { output.error("shelf: reconnected to \(command.server)") }
+                    reported = false
+                    backoff = .milliseconds(100)
+                }
             } catch {
-                if !reported { output.error("shelf: \(error); retrying") }
+                switch error {
+                case ClientError.server(let rpc) where rpc.knownCode == .tooManyConnections:
+                    if !reported { output.error("shelf: \(rpc.message) — retrying") }
+                case ClientError.server(let rpc):
+                    output.error("shelf: \(rpc.message)")
+                    if rpc.knownCode == .unauthorized, command.token == nil { output.error(ShelfMain.tokenHint) }
+                    return ExitCode.failure.rawValue
+                case let failure as TokenFile.Failure:
+                    output.error("shelf: \(failure)")
+                    return ExitCode.usage.rawValue
+                case ClientError.protocolViolation:
+                    output.error("shelf: \(error)")
+                    return ExitCode.protocolError.rawValue
+                default:
+                    if !reported { output.error("shelf: \(error); retrying") }
+                }
                 reported = true
                 try? await Task.sleep(for: backoff)
                 backoff = min(backoff * 2, Self.maxBackoff)
                 continue
             }
-            if reported { output.error("shelf: reconnected to \(command.server)") }
-            reported = false
-            backoff = .milliseconds(100)
-            do {
-                try await follow(client, shown: &shown)
-            } catch let error as ClientError {
-                if case .server(let rpc) = error, rpc.knownCode != .compacted {
-                    output.error("shelf: \(error)")
-                    await client.close()
-                    return ExitCode.failure.rawValue
-                }
-            } catch {}
+            await relay(client.notifications, shown: &shown)
             await client.close()
             if Task.isCancelled { break }
             output.error("shelf: lost the connection to \(command.server); reconnecting")
@@ -62,20 +69,40 @@ struct WatchRunner {
         return ExitCode.success.rawValue
     }
 
-    /// Lists if needed, watches from the last printed revision, and prints changes until the connection ends.
-    private func follow(_ client: ShelfClient, shown: inout Shown?) async throws {
-        if let current = shown {
+    /// Says hello (then calls `connected`: the server took the connection), lists if needed, then watches from
+    /// the last printed revision. A connection that fails here (the server is full, or went away again) leaves
+    /// `shown` as it was.
+    private func start(_ client: ShelfClient, shown: inout Shown?, connected: () -> Void) async throws {
+        let run: String?
+        do {
+            run = try ResultDecoding.hello(try await client.call(.hello)).run
+        } catch {
+            await client.close()
+            throw error
+        }
+        connected()
+        do {
+            guard let current = shown else { return shown = try await listAndWatch(client, run: run) }
+            guard current.run == run else {
+                output.error("shelf: \(command.server) restarted since revision \(current.revision); listing again")
+                return shown = try await listAndWatch(client, run: run)
+            }
             do {
                 _ = try await client.call(.watch(since: current.revision))
             } catch {
                 guard case .server(let rpc) = error, rpc.knownCode == .compacted else { throw error }
                 output.error("shelf: the server no longer has the changes after revision \(current.revision); listing again")
-                shown = try await listAndWatch(client)
+                shown = try await listAndWatch(client, run: run)
             }
-        } else {
-            shown = try await listAndWatch(client)
+        } catch {
+            await client.close()
+            throw error
         }
-        for await notification in client.notifications {
+    }
+
+    /// Prints each change newer than the last one printed, until the connection ends.
+    private func relay(_ notifications: AsyncStream<RPCRequest>, shown: inout Shown?) async {
+        for await notification in notifications {
             if notification.method == "closing" {
                 output.error("shelf: the server is closing the connection: \(notification.params["message"]?.stringValue ?? "")")
                 continue
@@ -89,7 +116,7 @@ struct WatchRunner {
         }
     }
 
-    private func listAndWatch(_ client: ShelfClient) async throws -> Shown {
+    private func listAndWatch(_ client: ShelfClient, run: String?) async throws -> Shown {
         let result = try await client.call(.list(.all))
         let (revision, items) = try ResultDecoding.list(result)
         if command.json {
@@ -99,7 +126,7 @@ struct WatchRunner {
             output.line(ItemRow.summary(items, revision: revision))
         }
         _ = try await client.call(.watch(since: revision))
-        return Shown(revision: revision, items: Dictionary(items.map { ($0.id, $0) }, uniquingKeysWith: { $1 }))
+        return Shown(revision: revision, items: Dictionary(items.map { ($0.id, $0) }, uniquingKeysWith: { $1 }), run: run)
     }
 
     private func print(_ change: RevisionedChange, _ notification: RPCRequest, items: inout [UUID: Item]) {

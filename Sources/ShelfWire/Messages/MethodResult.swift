@@ -5,8 +5,9 @@ import ShelfJSON
 /// The `result` shapes of each method (protocol/PROTOCOL.md, "Methods"), except `list`, whose reply the server
 /// writes straight to bytes around its cached items (ShelfServer's `listReply`).
 public enum MethodResult: Sendable, Equatable {
-    /// `hello`: `{"server":"shelfd","version","protocol","revision","auth":"required"|"none"}`.
-    case hello(revision: Revision, authRequired: Bool)
+    /// `hello`: `{"server":"shelfd","version","protocol","revision","auth":"required"|"none","run"}`, `run` being
+    /// the server's run id (protocol/PROTOCOL.md §5, §6).
+    case hello(revision: Revision, authRequired: Bool, run: UUID)
     /// `ping`: `"pong"`.
     case pong
     /// `get`, `add`, `mark`, `toggle`, `rename`: `{"revision","item"}`.
@@ -21,11 +22,11 @@ public enum MethodResult: Sendable, Equatable {
     /// The result as JSON.
     public var json: JSONValue {
         switch self {
-        case .hello(let revision, let authRequired):
+        case .hello(let revision, let authRequired, let run):
             .object(JSONObject([
                 ("server", "shelfd"), ("version", .string(ProtocolInfo.serverVersion)),
                 ("protocol", .number(JSONNumber(ProtocolInfo.protocolVersion))), ("revision", .number(JSONNumber(revision))),
-                ("auth", authRequired ? "required" : "none"),
+                ("auth", authRequired ? "required" : "none"), ("run", .string(run.wireString)),
             ]))
         case .pong:
             "pong"

@@ -109,10 +109,18 @@ final class ChildProcess: Sendable {
     /// Waits for the first complete line of `stream` (standard output by default) that starts with `prefix`.
     /// - Returns: the line without its newline, or `nil` when the child exits or `timeout` passes first.
     func waitForLine(startingWith prefix: String, in stream: Stream = .output, timeout: Duration) async -> String? {
+        await waitForLine(in: stream, timeout: timeout) { $0.hasPrefix(prefix) }
+    }
+
+    /// Waits for the first complete line of `stream` for which `matches` holds.
+    /// - Returns: the line without its newline, or `nil` when the child exits or `timeout` passes first.
+    func waitForLine(
+        in stream: Stream = .output, timeout: Duration, where matches: @escaping @Sendable (Substring) -> Bool
+    ) async -> String? {
         let found: String?? = await wait(timeout: timeout) { state in
             let text = String(decoding: stream == .output ? state.stdout : state.stderr, as: UTF8.self)
             let complete = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-            if let line = complete.first(where: { $0.hasPrefix(prefix) }) { return .some(String(line)) }
+            if let line = complete.first(where: matches) { return .some(String(line)) }
             return state.exit != nil && state.openPipes == 0 ? .some(nil) : nil
         }
         return found ?? nil

@@ -27,11 +27,14 @@ struct TestServer: Sendable {
             now: { Date(timeIntervalSince1970: 1_767_323_045 + Double(ticks.next() - 1)) },
             newID: { TestServer.id(ids.next()) },
             executor: Reactor.shared.executor.serial, completionExecutor: Reactor.shared.executor)
-        let server = Server(list: list, configuration: configuration, log: log)
+        let server = Server(list: list, configuration: configuration, log: log, run: run)
         let address = try await server.start()
         let runTask = Task { await server.run() }
         return TestServer(server: server, list: list, address: address, runTask: runTask)
     }
+
+    /// The run id every test server reports in `hello` (the one protocol/examples shows).
+    static let run = UUID(uuidString: "9f1c2e4a-7b3d-4c5e-8f60-1a2b3c4d5e6f") ?? UUID()
 
     /// The id the server gives its `n`th new item (from 1).
     static func id(_ n: Int) -> UUID {
