@@ -58,17 +58,7 @@ import Testing
     func watcherSurvivesServerRestart() async throws {
         try await Sandbox.with { sandbox in
             let store = "file:\(sandbox.storePath)"
-            let first = try await RunningShelfd.start(["--store", store], environment: sandbox.environment)
-            var second: RunningShelfd?
-            let watcher: ChildProcess
-            do {
-                watcher = try ChildProcess.launch(
-                    try Executables.url("shelf"), ["--server", first.address, "watch"], environment: sandbox.environment)
-            } catch {
-                await first.child.terminate()
-                throw error
-            }
-            do {
+            try await Self.withWatcher(["--store", store], sandbox: sandbox) { first, watcher, second in
                 try #require(await watcher.waitForLine(startingWith: "0 items, 0 read (revision 0)", timeout: .seconds(10)) != nil,
                              "no summary line: \(watcher.stderrSoFar)")
                 let dune = try shortID(in: try await first.shelf("add", "Dune").stdout, after: "added ")
@@ -98,11 +88,6 @@ import Testing
                         + "shelf: \(first.address) restarted since revision 1; listing again\n"), "\(ended.stderr)")
                 let lastStop = try #require(await restarted.stop())
                 #expect(lastStop.status == 0)
-            } catch {
-                await watcher.terminate(grace: .seconds(1))
-                await first.child.terminate()
-                await second?.child.terminate()
-                throw error
             }
         }
     }
@@ -113,17 +98,7 @@ import Testing
     @Test("shelf watch lists again when a --store memory server comes back with another list past its revision")
     func watcherListsAgainAfterMemoryRestart() async throws {
         try await Sandbox.with { sandbox in
-            let first = try await RunningShelfd.start(["--store", "memory"], environment: sandbox.environment)
-            var second: RunningShelfd?
-            let watcher: ChildProcess
-            do {
-                watcher = try ChildProcess.launch(
-                    try Executables.url("shelf"), ["--server", first.address, "watch"], environment: sandbox.environment)
-            } catch {
-                await first.child.terminate()
-                throw error
-            }
-            do {
+            try await Self.withWatcher(["--store", "memory"], sandbox: sandbox) { first, watcher, second in
                 let alpha = try shortID(in: try await first.shelf("add", "Alpha").stdout, after: "added ")
                 let seen = await watcher.waitForLine(timeout: .seconds(10)) { $0.contains(" Alpha") }
                 try #require(seen != nil, "Alpha did not show: \(watcher.stdoutSoFar) \(watcher.stderrSoFar)")
@@ -150,11 +125,6 @@ import Testing
                 // Before the fix: "+ \(yara) Yara\n" alone, Alpha still shown and Xeno never.
                 #expect(afterRestart == "\(xeno) [ ] Xeno\n\(yara) [ ] Yara\n2 items, 0 read (revision 2)\n", "\(ended.stdout)")
                 #expect(await restarted.stop()?.status == 0)
-            } catch {
-                await watcher.terminate(grace: .seconds(1))
-                await first.child.terminate()
-                await second?.child.terminate()
-                throw error
             }
         }
     }
@@ -181,6 +151,32 @@ import Testing
                 #expect(ended?.status == 0)
                 #expect(ended?.stderr.hasSuffix("shelf: reconnected to \(shelfd.address)\n") == true, "\(ended?.stderr ?? "")")
             }
+        }
+    }
+
+    /// Runs `body` with a `shelfd` started with `arguments` and a `shelf watch` on it, and the slot for a second
+    /// `shelfd` that `body` may start; when `body` throws, all of them are ended.
+    static func withWatcher(
+        _ arguments: [String], sandbox: Sandbox,
+        _ body: (RunningShelfd, ChildProcess, inout RunningShelfd?) async throws -> Void
+    ) async throws {
+        let first = try await RunningShelfd.start(arguments, environment: sandbox.environment)
+        var second: RunningShelfd?
+        let watcher: ChildProcess
+        do {
+            watcher = try ChildProcess.launch(
+                try Executables.url("shelf"), ["--server", first.address, "watch"], environment: sandbox.environment)
+        } catch {
+            await first.child.terminate()
+            throw error
+        }
+        do {
+            try await body(first, watcher, &second)
+        } catch {
+            await watcher.terminate(grace: .seconds(1))
+            await first.child.terminate()
+            await second?.child.terminate()
+            throw error
         }
     }
 }
