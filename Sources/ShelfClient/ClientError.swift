@@ -15,6 +15,8 @@ public enum ClientError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .cannotConnect(let address, .addressResolution(let host, let message)):
+            "cannot connect to \(address): cannot resolve '\(host)': \(message) — check the host name"
         case .cannotConnect(let address, let error):
             "cannot connect to \(address): \(Self.reason(error)) — is shelfd running?"
         case .connectionLost(let why):

@@ -30,14 +30,17 @@ import Testing
         }
     }
 
-    @Test("an unknown command exits 64 with error: and the usage on stderr")
+    @Test("a usage error exits 64 with error: and a pointer to help on stderr: the command's usage line when the command is known")
     func unknownCommand() async throws {
         try await Sandbox.with { sandbox in
             let outcome = try await run("shelf", ["frobnicate"], environment: sandbox.environment)
             #expect(outcome.status == 64)
             #expect(outcome.stdout == "")
-            #expect(outcome.stderr.hasPrefix("shelf: error: unknown command \"frobnicate\"\n"))
-            #expect(outcome.stderr.contains("usage: shelf "))
+            #expect(outcome.stderr == "shelf: error: unknown command \"frobnicate\"\nrun 'shelf help' for the commands and options\n")
+            let dashed = try await run("shelf", ["add", "Catch", "-22"], environment: sandbox.environment)
+            #expect(dashed.status == 64)
+            #expect(dashed.stderr == "shelf: error: unknown option -22 (put -- before a title with a word that starts with -)\n"
+                + "usage: shelf add [--] TITLE...\nrun 'shelf help add' for more\n")
         }
     }
 
@@ -61,6 +64,64 @@ import Testing
                 let notHex = try await shelfd.shelf("read", "zzzz")
                 #expect(notHex.status == 64)
                 #expect(notHex.stderr.contains("is not an id"))
+
+                // A full id no item has: the same kind of message as a prefix, naming the id (it used to be the
+                // server's "no longer available", about an id that may never have existed).
+                let missing = "00000000-0000-0000-0000-000000000000"
+                let unknownFull = try await shelfd.shelf("read", missing)
+                #expect(unknownFull.status == 1)
+                #expect(unknownFull.stderr == "shelf: no item has the id \(missing)\n")
+            }
+        }
+    }
+
+    @Test("rm names what it removed, given a full id as given a prefix")
+    func removeByFullID() async throws {
+        try await Sandbox.with { sandbox in
+            try await withShelfd(["--store", "memory"], environment: sandbox.environment) { shelfd in
+                let added = try await shelfd.shelf("--json", "add", "Dune")
+                let words = added.stdout.components(separatedBy: "\"")
+                let id = try #require(words.first { $0.count == 36 && UUID(uuidString: $0) != nil })
+                let removed = try await shelfd.shelf("rm", id)
+                #expect(removed.status == 0)
+                #expect(removed.stdout == "removed \(id.prefix(8)) Dune\n")
+            }
+        }
+    }
+
+    @Test("a server that takes the connection but never answers: exit 69 after --timeout, saying a change may have been made")
+    func timeout() async throws {
+        try await Sandbox.with { sandbox in
+            try await withShelfd(["--store", "memory"], environment: sandbox.environment) { shelfd in
+                shelfd.child.send(SIGSTOP)
+                defer { shelfd.child.send(SIGCONT) }
+                let list = try await shelfd.shelf("--timeout", "1", "list")
+                #expect(list.status == 69)
+                #expect(list.stderr == "shelf: no reply from \(shelfd.address) within 1 s (--timeout) — is shelfd stopped or overloaded?\n")
+                let add = try await shelfd.shelf("--timeout", "1", "add", "Dune")
+                #expect(add.status == 69)
+                #expect(add.stderr.contains("within 1 s (--timeout); the change may or may not have been made (shelf list shows)"))
+            }
+        }
+    }
+
+    @Test("5 unauthorized is said in shelf's terms: which token was refused, or how to give one")
+    func unauthorized() async throws {
+        try await Sandbox.with { sandbox in
+            let tokenFile = sandbox.directory.appending(path: "token").path
+            let wrongFile = sandbox.directory.appending(path: "wrong").path
+            try "s3cret\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+            try "guess\n".write(toFile: wrongFile, atomically: true, encoding: .utf8)
+            try await withShelfd(["--store", "memory", "--token-file", tokenFile], environment: sandbox.environment) { shelfd in
+                let none = try await shelfd.shelf("list")
+                #expect(none.status == 1)
+                #expect(none.stderr == "shelf: this server requires a token: pass --token-file PATH or set SHELF_TOKEN\n")
+                let wrong = try await shelfd.shelf("--token-file", wrongFile, "list")
+                #expect(wrong.status == 1)
+                #expect(wrong.stderr == "shelf: the server refused the token in \(wrongFile)\n")
+                let right = try await shelfd.shelf("--token-file", tokenFile, "list")
+                #expect(right.status == 0)
+                #expect(right.stdout == "0 items, 0 read (revision 0)\n")
             }
         }
     }

@@ -113,7 +113,7 @@ import Testing
         #expect(try Self.parse(["ping"], environment).server == HostPort(host: "10.0.0.3", port: 7000))
         #expect(try Self.parse(["ping", "--server", "10.0.0.4:1"], environment).server == HostPort(host: "10.0.0.4", port: 1))
         #expect(try Self.parse(["ping"], ["SHELF_SERVER": ""]).server == Self.defaultServer)
-        #expect(throws: UsageError("the server address must be HOST:PORT (e.g. 127.0.0.1:7453), not \"nowhere\"")) {
+        #expect(throws: UsageError("the server address ($SHELF_SERVER) must be HOST:PORT (e.g. 127.0.0.1:7453), not \"nowhere\"")) {
             try Self.parse(["ping"], ["SHELF_SERVER": "nowhere"])
         }
         // A bad SHELF_SERVER does not matter when --server replaces it.
@@ -123,45 +123,56 @@ import Testing
     @Test(
         "a wrong command line is a usage error that says what is wrong",
         arguments: [
-            ([], "no command given"),
-            (["--json"], "no command given"),
-            (["frobnicate"], "unknown command \"frobnicate\""),
-            (["LIST"], "unknown command \"LIST\""),
-            (["--verbose", "list"], "unknown option --verbose"),
-            (["list", "-v"], "unknown option -v"),
-            (["list", "--server"], "--server needs a value"),
-            (["add", "Dune", "--read"], "--read goes with the list command only"),
-            (["rm", "3fa2", "--unread"], "--unread goes with the list command only"),
-            (["read", "--read", "3fa2"], "--read goes with the list command only"),
-            (["list", "--read", "--unread"], "use one of --read and --unread"),
-            (["add"], "add needs a TITLE"),
-            (["add", "--"], "add needs a TITLE"),
-            (["list", "extra"], "list takes no arguments"),
-            (["ls", "extra"], "ls takes no arguments"),
-            (["read"], "read needs exactly one ID"),
-            (["read", "3fa2", "4b5c"], "read needs exactly one ID"),
-            (["unread"], "unread needs exactly one ID"),
-            (["toggle"], "toggle needs exactly one ID"),
-            (["toggle", "3fa2", "4b5c"], "toggle needs exactly one ID"),
-            (["rename"], "rename needs an ID and a TITLE"),
-            (["rename", "3fa2"], "rename needs an ID and a TITLE"),
-            (["rm"], "rm needs exactly one ID"),
-            (["remove", "3fa2", "4b5c"], "remove needs exactly one ID"),
-            (["info", "now"], "info takes no arguments"),
-            (["ping", "twice"], "ping takes no arguments"),
-            (["watch", "3fa2"], "watch takes no arguments"),
-            (["watch", "--read"], "--read goes with the list command only"),
-            (["help", "add", "list"], "help takes at most one COMMAND"),
-        ] as [([String], String)])
-    func usageErrors(arguments: [String], message: String) {
-        #expect(throws: UsageError(message)) { try Self.parse(arguments) }
+            ([], "no command given", nil),
+            (["--json"], "no command given", nil),
+            (["frobnicate"], "unknown command \"frobnicate\"", nil),
+            (["LIST"], "unknown command \"LIST\"", nil),
+            (["--verbose", "list"], "unknown option --verbose", "list"),
+            (["list", "-v"], "unknown option -v", "list"),
+            (["list", "--server"], "--server needs a value", nil),
+            (["add", "Dune", "--read"], "--read goes with the list command only", "add"),
+            (["rm", "3fa2", "--unread"], "--unread goes with the list command only", "rm"),
+            (["read", "--read", "3fa2"], "--read goes with the list command only", "read"),
+            (["list", "--read", "--unread"], "use one of --read and --unread", "list"),
+            (["add"], "add needs a TITLE", "add"),
+            (["add", "--"], "add needs a TITLE", "add"),
+            (["list", "extra"], "list takes no arguments", "list"),
+            (["ls", "extra"], "ls takes no arguments", "ls"),
+            (["read"], "read needs exactly one ID", "read"),
+            (["read", "3fa2", "4b5c"], "read needs exactly one ID", "read"),
+            (["unread"], "unread needs exactly one ID", "unread"),
+            (["toggle"], "toggle needs exactly one ID", "toggle"),
+            (["toggle", "3fa2", "4b5c"], "toggle needs exactly one ID", "toggle"),
+            (["rename"], "rename needs an ID and a TITLE", "rename"),
+            (["rename", "3fa2"], "rename needs an ID and a TITLE", "rename"),
+            (["rm"], "rm needs exactly one ID", "rm"),
+            (["remove", "3fa2", "4b5c"], "remove needs exactly one ID", "remove"),
+            (["info", "now"], "info takes no arguments", "info"),
+            (["ping", "twice"], "ping takes no arguments", "ping"),
+            (["watch", "3fa2"], "watch takes no arguments", "watch"),
+            (["watch", "--read"], "--read goes with the list command only", "watch"),
+            (["help", "add", "list"], "help takes at most one COMMAND", "help"),
+        ] as [([String], String, String?)])
+    func usageErrors(arguments: [String], message: String, command: String?) {
+        #expect(throws: UsageError(message, command: command)) { try Self.parse(arguments) }
+    }
+
+    @Test("an unknown option after add or rename hints at --, since a title word may start with -")
+    func dashInTitle() throws {
+        let hint = " (put -- before a title with a word that starts with -)"
+        #expect(throws: UsageError("unknown option -22" + hint, command: "add")) { try Self.parse(["add", "Catch", "-22"]) }
+        #expect(throws: UsageError("unknown option -vs-" + hint, command: "rename")) {
+            try Self.parse(["rename", "3fa2", "A", "-vs-", "B"])
+        }
+        #expect(throws: UsageError("unknown option -22", command: "list")) { try Self.parse(["list", "-22"]) }
+        #expect(try Self.parse(["add", "--", "Catch", "-22"]).action == .add(title: "Catch -22"))
     }
 
     @Test(
         "--server refuses anything but HOST:PORT",
         arguments: ["localhost", "127.0.0.1", "127.0.0.1:", ":7453", "127.0.0.1:65536", "::1:7453", "[::1]", "", "host:port"])
     func badServerAddress(text: String) {
-        #expect(throws: UsageError("the server address must be HOST:PORT (e.g. 127.0.0.1:7453), not \"\(text)\"")) {
+        #expect(throws: UsageError("the server address (--server) must be HOST:PORT (e.g. 127.0.0.1:7453), not \"\(text)\"")) {
             try Self.parse(["--server", text, "list"])
         }
     }
@@ -176,7 +187,7 @@ import Testing
     @Test(
         "a single-dash word is a short option: -json is not --json, and errors quote it as typed")
     func singleDashLongName() {
-        #expect(throws: UsageError("unknown option -rf")) { try Self.parse(["list", "-rf"]) }
+        #expect(throws: UsageError("unknown option -rf", command: "list")) { try Self.parse(["list", "-rf"]) }
         #expect(throws: UsageError.self) { try Self.parse(["-json", "list"]) }
     }
 }

@@ -13,7 +13,7 @@ enum TokenFile {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            return .failure(Failure(description: "cannot read the token file \(path): \(reason(error))"))
+            return .failure(Failure(description: "cannot read the token file \(path): \(reason(error, path: path))"))
         }
         guard let text = String(data: data, encoding: .utf8) else {
             return .failure(Failure(description: "the token file \(path) is not UTF-8 text"))
@@ -23,11 +23,15 @@ enum TokenFile {
         return .success(token)
     }
 
-    private static func reason(_ error: any Error) -> String {
+    private static func reason(_ error: any Error, path: String) -> String {
         let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
         if let code = underlying?.code, underlying?.domain == NSPOSIXErrorDomain {
             return String(cString: strerror(Int32(code)))
         }
+        // Foundation's message here says only "The operation could not be completed": ask the system why.
+        let fd = open(path, O_RDONLY)
+        if fd < 0 { return String(cString: strerror(errno)) }
+        close(fd)
         return (error as NSError).localizedDescription
     }
 }

@@ -53,9 +53,17 @@ struct CommandRunner {
         }
     }
 
-    /// A full id is used as given; a prefix is looked up in the current list.
+    /// A full id is looked up with `get`, a prefix in the current list: either way an id no item has gets the same
+    /// message, and `rm` can name what it removed.
     private func resolve(_ text: String) async throws -> (id: UUID, title: String?) {
-        if let id = IDPrefix.fullID(text) { return (id, nil) }
+        if let id = IDPrefix.fullID(text) {
+            do {
+                let item = try await client.get(id).item
+                return (item.id, item.title)
+            } catch .server(let error) where error.knownCode == .notFound {
+                throw IDPrefix.Failure.noItem(text)
+            }
+        }
         _ = try IDPrefix.digits(text)
         let item = try IDPrefix.resolve(text, in: try await client.list().items)
         return (item.id, item.title)

@@ -9,6 +9,7 @@ enum IDPrefix {
     enum Failure: Error, Equatable, CustomStringConvertible {
         case malformed(String)
         case noMatch(String)
+        case noItem(String)
         case ambiguous(String, candidates: [String])
 
         var description: String {
@@ -17,6 +18,8 @@ enum IDPrefix {
                 "\"\(TerminalText.visible(text))\" is not an id: give a full id or at least \(IDPrefix.minimumLength) hex digits of one"
             case .noMatch(let text):
                 "no item has an id starting with \(text)"
+            case .noItem(let text):
+                "no item has the id \(text)"
             case .ambiguous(let text, let candidates):
                 "id \(text) is ambiguous; it matches:\n" + candidates.map { "  \($0)" }.joined(separator: "\n")
             }

@@ -26,27 +26,46 @@ public struct ShelfCommand: Equatable, Sendable {
     public var token: TokenSource?
     /// The command.
     public var action: Action
+    /// `--timeout SECONDS`: how long a command (not `watch`) may wait for the server, connecting included; `nil`
+    /// (`--timeout 0`) waits for ever. Default 10 s.
+    public var timeout: Duration? = ShelfCommand.defaultTimeout
+
+    /// 10 s: a reply from a live server comes in milliseconds; one that takes this long is stopped (SIGSTOP),
+    /// wedged, or not shelfd.
+    public static let defaultTimeout: Duration = .seconds(10)
 
     /// Parses `arguments` (without the program name). Options may come before or after the command; `--` ends them.
     /// - Throws: `UsageError` for an unknown command or option, a missing or extra operand, a bad address.
     public static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> ShelfCommand {
         var scanner = ArgumentScanner(arguments)
         var serverText = environment["SHELF_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
+        var serverFromOption = false
+        var timeout: Duration? = defaultTimeout
         var json = false
         var tokenSource = environment["SHELF_TOKEN"].flatMap { $0.isEmpty ? nil : TokenSource.value($0) }
         var flags: [String] = []
         var operands: [String] = []
+        // Reported once the command is known, so the error can point at that command's usage.
+        var unknownOption: String?
         while let token = scanner.next() {
             switch token {
             case .operand(let word):
                 operands.append(word)
             case .option(let name, let inline):
                 switch name {
-                case "server": serverText = try scanner.value(of: name, inline: inline)
+                case "server":
+                    serverText = try scanner.value(of: name, inline: inline)
+                    serverFromOption = true
                 case "token-file": tokenSource = .file(try scanner.value(of: name, inline: inline))
                 case "json":
                     try ArgumentScanner.noValue(name, inline)
                     json = true
+                case "timeout":
+                    let text = try scanner.value(of: name, inline: inline)
+                    guard let seconds = Int(text), (0...86_400).contains(seconds) else {
+                        throw UsageError("--timeout takes whole seconds from 0 (no limit) to 86400, not \"\(text)\"")
+                    }
+                    timeout = seconds == 0 ? nil : .seconds(seconds)
                 case "h", "help":
                     try ArgumentScanner.noValue(name, inline)
                     return ShelfCommand(server: defaultServer, json: json, token: nil, action: .help(topic: operands.first))
@@ -56,21 +75,32 @@ public struct ShelfCommand: Equatable, Sendable {
                 case "read", "unread":
                     try ArgumentScanner.noValue(name, inline)
                     flags.append(name)
-                default: throw UsageError("unknown option \(ArgumentScanner.spelled(name))")
+                default: unknownOption = unknownOption ?? ArgumentScanner.spelled(name)
                 }
             }
+        }
+        let command = operands.first.flatMap { ShelfHelp.text(for: $0) != nil ? $0 : nil }
+        if let unknownOption {
+            // Options may follow the command, so a title word that starts with `-` reads as one.
+            let hint = command == "add" || command == "rename" ? " (put -- before a title with a word that starts with -)" : ""
+            throw UsageError("unknown option \(unknownOption)\(hint)", command: command)
         }
         var server = defaultServer
         if let serverText {
             do {
                 server = try HostPort(parsing: serverText)
             } catch {
-                throw UsageError("the server address must be HOST:PORT (e.g. 127.0.0.1:7453), not \"\(serverText)\"")
+                let source = serverFromOption ? "--server" : "$SHELF_SERVER"
+                throw UsageError("the server address (\(source)) must be HOST:PORT (e.g. 127.0.0.1:7453), not \"\(serverText)\"")
             }
         }
         guard let name = operands.first else { throw UsageError("no command given") }
-        let action = try Self.action(name, Array(operands.dropFirst()), flags: flags)
-        return ShelfCommand(server: server, json: json, token: tokenSource, action: action)
+        do {
+            let action = try Self.action(name, Array(operands.dropFirst()), flags: flags)
+            return ShelfCommand(server: server, json: json, token: tokenSource, action: action, timeout: timeout)
+        } catch {
+            throw UsageError(error.message, command: command)
+        }
     }
 
     /// Where a token comes from.
@@ -129,6 +159,16 @@ public struct ShelfCommand: Equatable, Sendable {
     private static func expect(_ operands: [String], count: Int, _ name: String) throws(UsageError) {
         guard operands.count == count else {
             throw UsageError(count == 0 ? "\(name) takes no arguments" : "\(name) needs exactly one ID")
+        }
+    }
+}
+
+extension ShelfCommand.Action {
+    /// Whether the command changes the list: when its reply does not come, whether it did is unknown.
+    var changesTheList: Bool {
+        switch self {
+        case .add, .setRead, .toggle, .rename, .remove: true
+        case .list, .info, .ping, .watch, .help, .version: false
         }
     }
 }

@@ -3,7 +3,7 @@ import ShelfWire
 /// `shelf`'s help texts (README, "The shelf command").
 enum ShelfHelp {
     static let usage = """
-        usage: shelf [--server HOST:PORT] [--token-file PATH] [--json] COMMAND [ARGS]
+        usage: shelf [--server HOST:PORT] [--token-file PATH] [--json] [--timeout SECONDS] COMMAND [ARGS]
 
         Edits the reading list served by shelfd.
 
@@ -26,20 +26,30 @@ enum ShelfHelp {
           --server HOST:PORT      the server (default $SHELF_SERVER, else 127.0.0.1:\(ProtocolInfo.defaultPort))
           --json                  print each result as one JSON line
           --token-file PATH       authenticate with the token in PATH (default $SHELF_TOKEN)
+          --timeout SECONDS       give up on a server that has not answered after this long (default 10;
+                                  0 waits for ever; watch retries instead)
           -h, --help              show this help
           --version               show the version
 
-        exit status: 0 ok, 1 the server refused the request, 64 bad usage, 69 server unreachable,
-                     76 the reply was not Shelf's protocol
+        exit status: 0 ok, 1 the server refused the request or the ID matched no item (or several),
+                     64 bad usage, 69 server unreachable or no reply, 76 the reply was not Shelf's protocol
         """
 
+    /// What follows a usage error: the command's usage line and where its help is, or where the commands are.
+    static func pointer(for command: String?) -> String {
+        guard let command, let text = text(for: command), let usageLine = text.split(separator: "\n").first else {
+            return "run 'shelf help' for the commands and options"
+        }
+        return "\(usageLine)\nrun 'shelf help \(command)' for more"
+    }
+
     static let topics: [String: String] = [
-        "add": "usage: shelf add TITLE...\n\nAdds an item. The words are joined with spaces; surrounding whitespace is trimmed.\nTitles must not be blank, hold control characters, or exceed 1000 characters (or 32 KiB of UTF-8).",
+        "add": "usage: shelf add [--] TITLE...\n\nAdds an item. The words are joined with spaces; surrounding whitespace is trimmed.\nTitles must not be blank, hold control characters, or exceed 1000 characters (or 32 KiB of UTF-8).\nOptions may come after the command too, so put -- before a title with a word that starts with -:\n  shelf add -- Catch -22",
         "list": "usage: shelf list [--read|--unread]\n\nShows one row per item (short id, [x] read or [ ] unread, title) in the order they were added,\nthen a summary line with the revision.",
         "read": "usage: shelf read ID\n\nMarks the item read. Marking a read item read changes nothing.",
         "unread": "usage: shelf unread ID\n\nMarks the item unread. Marking an unread item unread changes nothing.",
         "toggle": "usage: shelf toggle ID\n\nFlips the item between read and unread.",
-        "rename": "usage: shelf rename ID TITLE...\n\nChanges the item's title (same rules as add).",
+        "rename": "usage: shelf rename ID [--] TITLE...\n\nChanges the item's title (same rules as add; put -- before a title with a word that starts with -).",
         "rm": "usage: shelf rm ID\n\nRemoves the item.",
         "watch": "usage: shelf watch\n\nShows the list, then one line per change as it happens:\n  + 3fa2b1c4 Dune          added\n  ~ 3fa2b1c4 [x] Dune      read state or title changed\n  - 3fa2b1c4 Dune          removed\nIf the server goes away or is full it retries (waiting up to 5 s between tries) and resumes\nwhere it left off, or lists again if the server restarted meanwhile. With --json it prints the list result and then each raw notification. Ctrl-C stops it.",
         "info": "usage: shelf info\n\nShows the server's name, version, protocol and the current list revision.",

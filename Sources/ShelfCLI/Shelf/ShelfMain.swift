@@ -13,7 +13,7 @@ public enum ShelfMain {
         do {
             return await run(arguments: try CommandArguments.decode(rawArguments), environment: environment, output: output)
         } catch {
-            output.error("shelf: error: \(error.message)\n\n\(ShelfHelp.usage)")
+            output.error("shelf: error: \(error.message)\n\(ShelfHelp.pointer(for: nil))")
             return ExitCode.usage.rawValue
         }
     }
@@ -23,13 +23,13 @@ public enum ShelfMain {
         do {
             command = try ShelfCommand.parse(arguments, environment: environment)
         } catch {
-            output.error("shelf: error: \(error.message)\n\n\(ShelfHelp.usage)")
+            output.error("shelf: error: \(error.message)\n\(ShelfHelp.pointer(for: error.command))")
             return ExitCode.usage.rawValue
         }
         switch command.action {
         case .help(let topic):
             guard let text = ShelfHelp.text(for: topic) else {
-                output.error("shelf: error: no help for \"\(topic ?? "")\": not a command\n\n\(ShelfHelp.usage)")
+                output.error("shelf: error: no help for \"\(topic ?? "")\": not a command\n\(ShelfHelp.pointer(for: nil))")
                 return ExitCode.usage.rawValue
             }
             output.line(text)
@@ -42,6 +42,17 @@ public enum ShelfMain {
         default:
             break
         }
+        guard let status = await CommandDeadline.status(within: command.timeout, of: { await execute(command, output: output) }) else {
+            let seconds = command.timeout?.components.seconds ?? 0
+            let unsure = command.action.changesTheList ? "; the change may or may not have been made (shelf list shows)" : ""
+            output.error("shelf: no reply from \(command.server) within \(seconds) s (--timeout)\(unsure) — is shelfd stopped or overloaded?")
+            return ExitCode.unavailable.rawValue
+        }
+        return status
+    }
+
+    /// Connects, runs `command` and prints its outcome.
+    private static func execute(_ command: ShelfCommand, output: Output) async -> Int32 {
         do {
             let client = try await ShelfClient.connect(to: command.server, token: try token(command))
             do {
@@ -53,10 +64,7 @@ public enum ShelfMain {
             await client.close()
             return ExitCode.success.rawValue
         } catch let error as ClientError {
-            output.error("shelf: \(error)")
-            if case .server(let rpc) = error, rpc.knownCode == .unauthorized, command.token == nil {
-                output.error(tokenHint)
-            }
+            output.error("shelf: \(message(for: error, command))")
             return exitCode(for: error).rawValue
         } catch let error as IDPrefix.Failure {
             output.error("shelf: \(error)")
@@ -91,8 +99,17 @@ public enum ShelfMain {
         return status
     }
 
-    /// Said after `5 unauthorized` when no token was given.
-    static let tokenHint = "shelf: this server requires a token: pass --token-file PATH or set SHELF_TOKEN"
+    /// What `shelf` says of `error` (after `shelf: `). `5 unauthorized` is said in the command line's terms, not
+    /// the protocol's: the server's message shows the `auth` request, and counts attempts on one connection, while
+    /// each `shelf` run opens a new one.
+    static func message(for error: ClientError, _ command: ShelfCommand) -> String {
+        guard case .server(let rpc) = error, rpc.knownCode == .unauthorized else { return "\(error)" }
+        switch command.token {
+        case nil: return "this server requires a token: pass --token-file PATH or set SHELF_TOKEN"
+        case .file(let path)?: return "the server refused the token in \(path)"
+        case .value?: return "the server refused the token in $SHELF_TOKEN"
+        }
+    }
 
     /// The token to authenticate with, read from its file when `--token-file` was given.
     static func token(_ command: ShelfCommand) throws -> String? {

@@ -43,8 +43,7 @@ struct WatchRunner {
                 case ClientError.server(let rpc) where rpc.knownCode == .tooManyConnections:
                     if !reported { output.error("shelf: \(rpc.message) — retrying") }
                 case ClientError.server(let rpc):
-                    output.error("shelf: \(rpc.message)")
-                    if rpc.knownCode == .unauthorized, command.token == nil { output.error(ShelfMain.tokenHint) }
+                    output.error("shelf: \(ShelfMain.message(for: .server(rpc), command))")
                     return ExitCode.failure.rawValue
                 case let failure as TokenFile.Failure:
                     output.error("shelf: \(failure)")

@@ -42,6 +42,9 @@ public enum ShelfdCommand: Equatable {
 
         When ready it prints "shelfd listening on HOST:PORT" on stdout; logs go to stderr.
         SIGINT or SIGTERM stops it cleanly.
+
+        exit status: 0 stopped by SIGINT or SIGTERM, 1 cannot start (port in use, store refused),
+                     64 bad command line
         """
 
     /// Parses `arguments` (without the program name).

@@ -26,7 +26,7 @@ public enum ShelfdMain {
                 options = parsed
             }
         } catch {
-            output.error("shelfd: error: \(error.message)\n\n\(ShelfdCommand.usage)")
+            output.error("shelfd: error: \(error.message)\nrun 'shelfd --help' for the flags")
             return ExitCode.usage.rawValue
         }
         if let path = options.tokenFile {
