@@ -23,6 +23,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var idleTimeout: Duration?
     /// When set, every connection must `auth` with this token before anything but `hello` and `ping`.
     public var token: String?
+    /// `--verbose`: log every connection as it opens and closes. Off by default, as in Redis (its `verbose` log
+    /// level) and NATS: `shelf` opens a connection per command. A connection that ends for a reason (cut off as a
+    /// slow consumer, idle, a write error) is logged either way.
+    public var logsConnections = false
     /// The most bytes a session reads at once, in bytes; a read that comes back this full lets the event loop serve
     /// other connections first. Not a flag: tests make it tiny, so that a fast sender fills every read.
     var readChunkBytes = 65_536

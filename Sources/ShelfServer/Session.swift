@@ -57,7 +57,7 @@ final class Session: Sendable {
 
     /// Serves the connection until the peer closes it, it fails, or `stop()` is called; then closes it.
     func run() async {
-        log("connection \(connection.id) from \(connection.peer) opened")
+        if configuration.logsConnections { log("connection \(connection.id) from \(connection.peer) opened") }
         let window = RequestWindow(size: configuration.maxPendingRequests)
         // The reader runs on the connection's event loop, as the writer does (`Server.run()`).
         let task = Task(executorPreference: connection.executor) { await self.readLoop(window: window) }
@@ -72,7 +72,11 @@ final class Session: Sendable {
         feed.remove(connection.id)
         await task.value
         await connection.closeGracefully(within: Self.closingLinger)
-        log("connection \(connection.id) closed\(ending.map { " (\($0))" } ?? "")")
+        if let ending {
+            log("connection \(connection.id) from \(connection.peer) closed (\(ending))")
+        } else if configuration.logsConnections {
+            log("connection \(connection.id) closed")
+        }
     }
 
     /// Stops reading new requests; replies already owed are still written, then the connection closes.

@@ -23,7 +23,7 @@ import Testing
     @Test("shelfd whose standard error nobody reads keeps serving and logging connections, then stops cleanly")
     func shelfdLoggingIntoClosedPipe() async throws {
         try await Sandbox.with { sandbox in
-            let shelfd = try await RunningShelfd.start(["--store", "memory"], environment: sandbox.environment, abandoning: .error)
+            let shelfd = try await RunningShelfd.start(["--store", "memory", "--verbose"], environment: sandbox.environment, abandoning: .error)
             // Each connection logs two lines ("opened", "closed") into the dead pipe.
             for n in 1...5 {
                 let outcome = try await shelfd.shelf("add", "Book \(n)")

@@ -75,4 +75,18 @@ import Testing
             #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path).sorted() == before)
         }
     }
+
+    @Test("shelfd logs each connection only with --verbose", arguments: [false, true])
+    func connectionLog(verbose: Bool) async throws {
+        try await Sandbox.with { sandbox in
+            let daemon = try await RunningShelfd.start(["--store", "memory"] + (verbose ? ["--verbose"] : []), environment: sandbox.environment)
+            #expect(try await daemon.shelf("ping").status == 0)
+            let stopped = try #require(await daemon.stop())
+            let lines = stopped.stderr.split(separator: "\n")
+            let opened = lines.filter { $0.hasPrefix("shelfd: connection ") && $0.contains(" from 127.0.0.1:") && $0.hasSuffix(" opened") }
+            let closed = lines.filter { $0.hasPrefix("shelfd: connection ") && $0.hasSuffix(" closed") }
+            let expected = verbose ? 1 : 0
+            #expect(opened.count == expected && closed.count == expected, "\(lines)")
+        }
+    }
 }

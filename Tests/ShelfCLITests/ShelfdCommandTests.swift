@@ -191,4 +191,15 @@ import Testing
         #expect(throws: UsageError.self) { try ShelfdCommand.parse(["--max-connections", "0"], environment: ["HOME": "/h"]) }
         #expect(throws: UsageError.self) { try ShelfdCommand.parse(["--idle-timeout", "0"], environment: ["HOME": "/h"]) }
     }
+
+    @Test("--verbose turns on a log line per connection opened and closed; off by default; it takes no value")
+    func verbose() throws {
+        guard case .serve(let quiet) = try ShelfdCommand.parse([], environment: ["HOME": "/h"]) else { throw UsageError("not serve") }
+        #expect(!quiet.configuration.logsConnections)
+        guard case .serve(let loud) = try ShelfdCommand.parse(["--verbose"], environment: ["HOME": "/h"]) else {
+            throw UsageError("not serve")
+        }
+        #expect(loud.configuration.logsConnections)
+        #expect(throws: UsageError("--verbose takes no value")) { try ShelfdCommand.parse(["--verbose=yes"], environment: ["HOME": "/h"]) }
+    }
 }

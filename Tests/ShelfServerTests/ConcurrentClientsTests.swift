@@ -1,3 +1,5 @@
+import ShelfServer
+import ShelfSockets
 import ShelfJSON
 import ShelfWire
 import Testing
@@ -98,7 +100,9 @@ extension MemoryHeavy {
 
         @Test("a client that sends many adds and closes without reading leaves a consistent list behind")
         func clientClosesWithoutReading() async throws {
-            try await withRecordingTestServer { server, log in
+            var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
+            configuration.logsConnections = true
+            try await withRecordingTestServer(configuration: configuration) { server, log in
                 let bystander = try await server.connect()
                 #expect(try await bystander.exchange(#"{"id":1,"method":"ping"}"#) == ExpectedLine.pong("1"))
 

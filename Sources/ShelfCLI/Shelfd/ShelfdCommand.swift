@@ -16,7 +16,8 @@ public enum ShelfdCommand: Equatable {
     public static let usage = """
         usage: shelfd [--listen HOST:PORT] [--store file:PATH|memory] [--token-file PATH]
                       [--insecure-no-auth] [--max-connections N] [--idle-timeout SECONDS]
-                      [--max-line-bytes N] [--max-outbound-bytes N] [--history N] [--help] [--version]
+                      [--max-line-bytes N] [--max-outbound-bytes N] [--history N] [--verbose]
+                      [--help] [--version]
 
         Serves one shared reading list over TCP (newline-delimited JSON-RPC 2.0).
 
@@ -37,6 +38,7 @@ public enum ShelfdCommand: Equatable {
                                   replies is not read from until it catches up
                                   (default \(ServerConfiguration().maxOutboundBytes))
           --history N             recent changes kept for `watch` to resume from (default \(ReadingList.defaultHistoryLimit))
+          --verbose               log every connection as it opens and closes
           -h, --help              show this help
           --version               show the version
 
@@ -93,6 +95,9 @@ public enum ShelfdCommand: Equatable {
                 case "insecure-no-auth":
                     try ArgumentScanner.noValue(name, inline)
                     insecure = true
+                case "verbose":
+                    try ArgumentScanner.noValue(name, inline)
+                    configuration.logsConnections = true
                 default:
                     throw UsageError("unknown option \(ArgumentScanner.spelled(name))")
                 }
