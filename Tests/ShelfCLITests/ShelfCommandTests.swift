@@ -190,4 +190,14 @@ import Testing
         #expect(throws: UsageError("unknown option -rf", command: "list")) { try Self.parse(["list", "-rf"]) }
         #expect(throws: UsageError.self) { try Self.parse(["-json", "list"]) }
     }
+
+    @Test("every command and alias has help whose usage line names it, and shelf help lists it",
+          arguments: ["add", "list", "ls", "read", "unread", "toggle", "rename", "rm", "remove", "watch", "info", "ping", "help", "version"])
+    func helpForEveryCommand(name: String) throws {
+        let text = try #require(ShelfHelp.text(for: name))
+        let canonical = ["ls": "list", "remove": "rm"][name] ?? name
+        #expect(text.hasPrefix("usage: shelf \(canonical)"))
+        #expect(ShelfHelp.usage.contains("\n  \(canonical) ") || ShelfHelp.usage.contains("alias: \(name))"))
+        #expect(ShelfHelp.pointer(for: name) == text.split(separator: "\n")[0] + "\nrun 'shelf help \(name)' for more")
+    }
 }

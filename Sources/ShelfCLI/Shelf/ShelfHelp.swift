@@ -19,6 +19,7 @@ enum ShelfHelp {
           info                    show the server's version and the list revision
           ping                    check that the server answers
           help [COMMAND]          show help
+          version                 show shelf's version
 
         ID is a full id or a unique prefix of at least 4 hex digits, as `list` shows them.
 
@@ -55,6 +56,7 @@ enum ShelfHelp {
         "info": "usage: shelf info\n\nShows the server's name, version, protocol and the current list revision.",
         "ping": "usage: shelf ping\n\nPrints pong when the server answers.",
         "help": "usage: shelf help [COMMAND]\n\nShows help for shelf or for one command.",
+        "version": "usage: shelf version\n\nShows shelf's version and the protocol version it speaks (as --version does).",
     ]
 
     /// Help for `topic` (a command name or alias), or `nil` when there is no such command.
