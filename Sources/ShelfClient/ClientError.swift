@@ -12,6 +12,9 @@ public enum ClientError: Error, Sendable, CustomStringConvertible {
     case server(RPCError)
     /// The server sent something that is not a valid answer.
     case protocolViolation(String)
+    /// No reply came within the client's timeout (`ShelfClient.connect(to:token:timeout:)`); the connection was
+    /// closed.
+    case noReply(HostPort, Duration)
 
     public var description: String {
         switch self {
@@ -25,6 +28,8 @@ public enum ClientError: Error, Sendable, CustomStringConvertible {
             error.message
         case .protocolViolation(let what):
             "the server sent an unexpected answer: \(what)"
+        case .noReply(let address, let limit):
+            "no reply from \(address) within \(limit.components.seconds) s (is shelfd stopped or overloaded?)"
         }
     }
 

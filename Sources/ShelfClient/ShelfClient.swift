@@ -1,3 +1,4 @@
+import Glibc
 import ShelfCore
 import ShelfJSON
 import ShelfSockets
@@ -10,8 +11,13 @@ import ShelfWire
 /// Notifications from the server are handed to `notifications`.
 public actor ShelfClient {
     private let connection: TCPConnection
+    private let address: HostPort
+    /// How long a call waits for its reply (`connect(to:token:timeout:)`); `nil`: for ever.
+    private let replyTimeout: Duration?
     private let outbox: AsyncStream<[UInt8]>.Continuation
     private var waiters: [Int64: CheckedContinuation<RPCResponse, any Error>] = [:]
+    /// One per call waiting under `replyTimeout`, cancelled when its reply comes.
+    private var timers: [Int64: Task<Void, Never>] = [:]
     private var nextID: Int64 = 1
     private var failure: ClientError?
     private let notificationSink: AsyncStream<RPCRequest>.Continuation
@@ -23,12 +29,17 @@ public actor ShelfClient {
     public nonisolated let notifications: AsyncStream<RPCRequest>
 
     /// Connects to `address` and, with a `token`, authenticates (`auth`) before returning.
-    /// - Throws: `ClientError.cannotConnect` with the socket error (e.g. connection refused); `.server` with
-    ///   code 5 when the token is refused.
-    public static func connect(to address: HostPort, token: String? = nil) async throws(ClientError) -> ShelfClient {
+    /// - Parameter timeout: how long connecting may take, and then how long each call waits for its reply; `nil`
+    ///   waits for ever. A call past it fails with `.noReply`, and so does every other call waiting then: the
+    ///   connection is closed, since a reply that comes later could no longer be told apart.
+    /// - Throws: `ClientError.cannotConnect` with the socket error (e.g. connection refused; `ETIMEDOUT` past
+    ///   `timeout`); `.server` with code 5 when the token is refused.
+    public static func connect(
+        to address: HostPort, token: String? = nil, timeout: Duration? = nil
+    ) async throws(ClientError) -> ShelfClient {
         let client: ShelfClient
         do {
-            client = ShelfClient(connection: try await TCPConnection.connect(to: address))
+            client = ShelfClient(connection: try await open(address, within: timeout), address: address, replyTimeout: timeout)
         } catch let error as SocketError {
             throw .cannotConnect(address, error)
         } catch {
@@ -45,8 +56,28 @@ public actor ShelfClient {
         return client
     }
 
-    private init(connection: TCPConnection) {
+    /// A TCP connection to `address`, given up (`ETIMEDOUT`) once `limit` has passed.
+    private static func open(_ address: HostPort, within limit: Duration?) async throws -> TCPConnection {
+        guard let limit else { return try await TCPConnection.connect(to: address) }
+        return try await withThrowingTaskGroup(of: TCPConnection?.self) { group in
+            group.addTask { try await TCPConnection.connect(to: address) }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            // Leaving the group cancels the other task: the connect's socket is closed, or the timer stops.
+            defer { group.cancelAll() }
+            guard let connection = try await group.next() ?? nil else {
+                throw SocketError.failed(call: "connect", errno: ETIMEDOUT)
+            }
+            return connection
+        }
+    }
+
+    private init(connection: TCPConnection, address: HostPort, replyTimeout: Duration?) {
         self.connection = connection
+        self.address = address
+        self.replyTimeout = replyTimeout
         let (lines, outbox) = AsyncStream.makeStream(of: [UInt8].self)
         self.outbox = outbox
         (notifications, notificationSink) = AsyncStream.makeStream(of: RPCRequest.self)
@@ -77,6 +108,12 @@ public actor ShelfClient {
         do {
             response = try await withCheckedThrowingContinuation { continuation in
                 waiters[id] = continuation
+                if let replyTimeout {
+                    timers[id] = Task { [weak self] in
+                        try? await Task.sleep(for: replyTimeout)
+                        if !Task.isCancelled { await self?.expire(id, after: replyTimeout) }
+                    }
+                }
                 outbox.yield(line)
             }
         } catch let error as ClientError {
@@ -88,6 +125,12 @@ public actor ShelfClient {
         case .success(let result): return result
         case .failure(let error): throw .server(error)
         }
+    }
+
+    /// The reply to call `id` did not come within `limit`: that call and every other one fail.
+    private func expire(_ id: Int64, after limit: Duration) {
+        guard waiters[id] != nil else { return }
+        fail(.noReply(address, limit))
     }
 
     /// Closes the connection; pending calls fail with `connectionLost`.
@@ -139,6 +182,7 @@ public actor ShelfClient {
         if response.id == .null, let oldest = waiters.keys.min(), let waiter = waiters.removeValue(forKey: oldest) {
             // An error the server could not tie to an id (a line it could not read) answers the oldest call:
             // replies come in request order.
+            timers.removeValue(forKey: oldest)?.cancel()
             waiter.resume(returning: response)
             return
         }
@@ -152,6 +196,7 @@ public actor ShelfClient {
             }
             return
         }
+        timers.removeValue(forKey: id)?.cancel()
         waiter.resume(returning: response)
     }
 
@@ -166,6 +211,8 @@ public actor ShelfClient {
         failure = failure ?? error
         let pending = waiters
         waiters.removeAll()
+        for timer in timers.values { timer.cancel() }
+        timers.removeAll()
         for waiter in pending.values { waiter.resume(throwing: error) }
         notificationSink.finish()
         outbox.finish()

@@ -23,7 +23,7 @@ public actor Server {
     private let list: ReadingList
     private var configuration: ServerConfiguration
     private let log: ServerLog
-    private let run: UUID
+    private let runID: UUID
     private let feed = ChangeFeed()
     private let listCache = ListReplyCache()
     private var state = State.idle
@@ -35,14 +35,14 @@ public actor Server {
     private var runWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// A server for `list`, configured by `configuration`, logging to `log`. Nothing listens until `start()`.
-    /// - Parameter run: the run id `hello` reports (protocol/PROTOCOL.md §5): random for every server, so a client
+    /// - Parameter runID: the run id `hello` reports (protocol/PROTOCOL.md §5): random for every server, so a client
     ///   resuming a `watch` can tell that the server restarted and that a revision may name another list (a
     ///   `--store memory` server starts again from 0, §6). Tests fix it.
-    public init(list: ReadingList, configuration: ServerConfiguration, log: ServerLog = .standardError, run: UUID = UUID.random()) {
+    public init(list: ReadingList, configuration: ServerConfiguration, log: ServerLog = .standardError, runID: UUID = UUID.random()) {
         self.list = list
         self.configuration = configuration
         self.log = log
-        self.run = run
+        self.runID = runID
     }
 
     /// Binds and listens.
@@ -109,7 +109,7 @@ public actor Server {
                 }
                 let session = Session(
                     connection: connection, list: list, feed: feed, listCache: listCache, configuration: configuration, log: log,
-                    run: run)
+                    runID: runID)
                 sessions[connection.id] = session
                 // On the reactor's event loop: readiness resumes the session where epoll saw it.
                 group.addTask(executorPreference: connection.executor) {

@@ -20,7 +20,7 @@ final class Session: Sendable {
     let configuration: ServerConfiguration
     let log: ServerLog
     /// The server's run id, for `hello`.
-    let run: UUID
+    let runID: UUID
     let outbox: Outbox
     /// Set when the server has a token: requests other than `hello`, `ping` and `auth` need `auth` first.
     let tokenCheck: TokenCheck?
@@ -39,7 +39,7 @@ final class Session: Sendable {
 
     init(
         connection: TCPConnection, list: ReadingList, feed: ChangeFeed, listCache: ListReplyCache,
-        configuration: ServerConfiguration, log: ServerLog, run: UUID
+        configuration: ServerConfiguration, log: ServerLog, runID: UUID
     ) {
         self.connection = connection
         self.list = list
@@ -47,7 +47,7 @@ final class Session: Sendable {
         self.listCache = listCache
         self.configuration = configuration
         self.log = log
-        self.run = run
+        self.runID = runID
         outbox = Outbox(maxBytes: configuration.maxOutboundBytes)
         tokenCheck = configuration.token.map(TokenCheck.init(token:))
     }

@@ -25,7 +25,7 @@ import Testing
             let failed = await daemon.child.waitForLine(
                 startingWith: "shelfd: a compaction failed", in: .error, timeout: .seconds(20))
             #expect(failed?.contains("\(blocker.path): Is a directory") == true, "\(failed ?? daemon.child.stderrSoFar)")
-            #expect(failed?.hasSuffix("free some space, or saves will fail next") == true, "\(failed ?? "")")
+            #expect(failed?.hasSuffix("if the disk is full, free some space, or saves will fail next") == true, "\(failed ?? "")")
 
             try FileManager.default.removeItem(at: blocker)
             // The next try comes once the journal has doubled.

@@ -140,8 +140,8 @@ import Testing
                 #expect(try holder.readLine() == #"{"jsonrpc":"2.0","id":1,"result":"pong"}"#, "the one connection is taken")
                 let watcher = try ChildProcess.launch(
                     try Executables.url("shelf"), ["--server", shelfd.address, "watch"], environment: sandbox.environment)
-                let refused = await watcher.waitForLine(startingWith: "shelf: Too many connections", in: .error, timeout: .seconds(10))
-                #expect(refused?.hasSuffix(" — retrying") == true, "\(refused ?? watcher.stderrSoFar)")
+                let refused = await watcher.waitForLine(startingWith: "shelf: the server is full (Too many connections", in: .error, timeout: .seconds(10))
+                #expect(refused?.hasSuffix("); retrying") == true, "\(refused ?? watcher.stderrSoFar)")
                 holder.close()
                 let summary = await watcher.waitForLine(startingWith: "0 items, 0 read (revision 0)", timeout: .seconds(15))
                 #expect(summary != nil, "it did not get in once the connection was free: \(watcher.stderrSoFar)")
@@ -149,7 +149,33 @@ import Testing
                 let ended = await watcher.waitForExit(timeout: .seconds(10))
                 if ended == nil { await watcher.terminate(grace: .zero) }
                 #expect(ended?.status == 0)
-                #expect(ended?.stderr.hasSuffix("shelf: reconnected to \(shelfd.address)\n") == true, "\(ended?.stderr ?? "")")
+                // Never connected before: "connected", not "reconnected".
+                #expect(ended?.stderr.hasSuffix("shelf: connected to \(shelfd.address)\n") == true, "\(ended?.stderr ?? "")")
+            }
+        }
+    }
+
+    /// Found by review: a watch waiting on a server that took the connection but never answered could not be
+    /// stopped (Ctrl-C waited for the watch, whose call no cancellation reaches), and never retried.
+    @Test("shelf watch on a server that never answers retries after --timeout, and SIGINT ends it at once")
+    func watcherOnAStoppedServer() async throws {
+        try await Sandbox.with { sandbox in
+            try await withShelfd(["--store", "memory"], environment: sandbox.environment) { shelfd in
+                shelfd.child.send(SIGSTOP)
+                defer { shelfd.child.send(SIGCONT) }
+                let watcher = try ChildProcess.launch(
+                    try Executables.url("shelf"), ["--server", shelfd.address, "--timeout", "3", "watch"], environment: sandbox.environment)
+                let retrying = await watcher.waitForLine(startingWith: "shelf: no reply from", in: .error, timeout: .seconds(15))
+                #expect(retrying == "shelf: no reply from \(shelfd.address) within 3 s (--timeout; is shelfd stopped or overloaded?); retrying",
+                        "\(watcher.stderrSoFar)")
+                // Now waiting on its second try, for up to 3 s more.
+                let signalled = ContinuousClock.now
+                watcher.send(SIGINT)
+                let ended = await watcher.waitForExit(timeout: .seconds(10))
+                let took = ContinuousClock.now - signalled
+                if ended == nil { await watcher.terminate(grace: .zero) }
+                #expect(ended?.status == 0 && ended?.signaled == false)
+                #expect(took < .seconds(2), "SIGINT took \(took)")
             }
         }
     }

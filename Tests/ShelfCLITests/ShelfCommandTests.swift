@@ -91,6 +91,28 @@ import Testing
         try Self.expect(arguments, parseTo: action)
     }
 
+    @Test("an error before -h or --version wins, as in getopt-based tools; the error names the command")
+    func errorBeforeHelp() {
+        #expect(throws: UsageError("unknown option --bogus", command: "list")) { try Self.parse(["--bogus", "-h", "list"]) }
+        #expect(throws: UsageError("--timeout takes whole seconds from 0 (no limit) to 86400, not \"x\"", command: "ping")) {
+            try Self.parse(["--timeout", "x", "--version", "ping"])
+        }
+    }
+
+    @Test("--timeout takes whole seconds, 0 for no limit; the default is 10 s",
+          arguments: [(["ping"], .seconds(10)), (["--timeout", "0", "ping"], nil), (["--timeout=86400", "ping"], .seconds(86_400)),
+                      (["ping", "--timeout", "1"], .seconds(1))] as [([String], Duration?)])
+    func timeout(arguments: [String], expected: Duration?) throws {
+        #expect(try Self.parse(arguments).timeout == expected)
+    }
+
+    @Test("--timeout refuses anything but whole seconds from 0 to 86400", arguments: ["-1", "1.5", "86401", "", "ten"])
+    func badTimeout(text: String) {
+        #expect(throws: UsageError("--timeout takes whole seconds from 0 (no limit) to 86400, not \"\(text)\"", command: "ping")) {
+            try Self.parse(["--timeout=\(text)", "ping"])
+        }
+    }
+
     @Test("--server and --json work as --opt value and --opt=value, before or after the command")
     func globalOptions() throws {
         let elsewhere = HostPort(host: "10.0.0.2", port: 9000)
@@ -129,7 +151,7 @@ import Testing
             (["LIST"], "unknown command \"LIST\"", nil),
             (["--verbose", "list"], "unknown option --verbose", "list"),
             (["list", "-v"], "unknown option -v", "list"),
-            (["list", "--server"], "--server needs a value", nil),
+            (["list", "--server"], "--server needs a value", "list"),
             (["add", "Dune", "--read"], "--read goes with the list command only", "add"),
             (["rm", "3fa2", "--unread"], "--unread goes with the list command only", "rm"),
             (["read", "--read", "3fa2"], "--read goes with the list command only", "read"),

@@ -1,5 +1,6 @@
 import Foundation
-import ShelfCore
+@testable import ShelfCore
+import Synchronization
 import Testing
 
 /// A journal whose length is unknown (a truncation failed) must take no more appends: a record written after a
@@ -33,19 +34,23 @@ import Testing
         let files = try StoreFiles()
         defer { files.remove() }
         let faults = FileFaults()
-        let store = FileListStore(path: files.path, faults: faults, compactionMinimumBytes: 256)
+        let reported = Mutex<[CompactionEvent]>([])
+        let store = FileListStore(
+            path: files.path, faults: faults, compactionMinimumBytes: 256,
+            compactionEvents: { event in reported.withLock { $0.append(event) } })
         _ = try await store.load()
         faults.arm(.truncate)
         var acknowledged: Revision = 0
-        var refused = false
-        for n in UInt64(1)...20 {
-            switch await commit(store, addCommit(n, base: acknowledged)) {
-            case .success: acknowledged = n
-            case .failure: refused = true
-            }
-            if refused { break }
+        // One commit at a time, each followed by any compaction it made due: a commit appended while a compaction
+        // runs sends its cut down the other path (the journal's replacement), which the armed fault does not reach.
+        while reported.withLock({ $0.isEmpty }), acknowledged < 20 {
+            #expect(await commit(store, addCommit(acknowledged + 1, base: acknowledged)).error == nil)
+            acknowledged += 1
+            await store.waitUntilCompacted()
         }
+        let refused = await commit(store, addCommit(acknowledged + 1, base: acknowledged)).error != nil
         #expect(refused, "the cut after the first compaction failed, so a later commit is refused")
+        #expect(reported.withLock { $0 } == [.stoppedWrites(.injected("truncate"))], "reported as stopping writes, not as a retry")
         let reopened = FileListStore(path: files.path)
         #expect(try await reopened.load().revision == acknowledged)
     }

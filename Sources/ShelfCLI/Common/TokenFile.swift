@@ -8,14 +8,29 @@ enum TokenFile {
         let description: String
     }
 
+    /// The token in the file at `path`: a regular file (not a FIFO, which would block, nor a directory), read
+    /// whole with the system's own calls, so a failure says what the system said.
     static func read(_ path: String) -> Result<String, Failure> {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            return .failure(Failure(description: "cannot read the token file \(path): \(reason(error, path: path))"))
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return .failure(cannotRead(path, errno)) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return .failure(cannotRead(path, errno)) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            return .failure(Failure(description: "the token file \(path) is not a regular file"))
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { return .failure(cannotRead(path, errno)) }
+            if count == 0 { break }
+            bytes += chunk[..<count]
+            // A token is a line; a file this long is not a token file.
+            guard bytes.count <= 1 << 20 else { return .failure(Failure(description: "the token file \(path) is over 1 MiB")) }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             return .failure(Failure(description: "the token file \(path) is not UTF-8 text"))
         }
         let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -23,15 +38,7 @@ enum TokenFile {
         return .success(token)
     }
 
-    private static func reason(_ error: any Error, path: String) -> String {
-        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-        if let code = underlying?.code, underlying?.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(code)))
-        }
-        // Foundation's message here says only "The operation could not be completed": ask the system why.
-        let fd = open(path, O_RDONLY)
-        if fd < 0 { return String(cString: strerror(errno)) }
-        close(fd)
-        return (error as NSError).localizedDescription
+    private static func cannotRead(_ path: String, _ code: Int32) -> Failure {
+        Failure(description: "cannot read the token file \(path): \(String(cString: strerror(code)))")
     }
 }

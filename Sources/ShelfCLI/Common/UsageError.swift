@@ -4,7 +4,7 @@ public struct UsageError: Error, Equatable, CustomStringConvertible {
     /// What is wrong, e.g. `unknown option --lisen`.
     public let message: String
     /// The `shelf` command the error is about, when the command line named one (`add` for `shelf add -x`).
-    public var command: String?
+    public let command: String?
 
     /// A usage error saying `message`.
     public init(_ message: String, command: String? = nil) {

@@ -45,38 +45,49 @@ public struct ShelfCommand: Equatable, Sendable {
         var tokenSource = environment["SHELF_TOKEN"].flatMap { $0.isEmpty ? nil : TokenSource.value($0) }
         var flags: [String] = []
         var operands: [String] = []
-        // Reported once the command is known, so the error can point at that command's usage.
+        // The first problem, reported once the command is known, so the error can point at that command's usage.
+        var problem: UsageError?
         var unknownOption: String?
         while let token = scanner.next() {
-            switch token {
-            case .operand(let word):
-                operands.append(word)
-            case .option(let name, let inline):
-                switch name {
-                case "server":
-                    serverText = try scanner.value(of: name, inline: inline)
-                    serverFromOption = true
-                case "token-file": tokenSource = .file(try scanner.value(of: name, inline: inline))
-                case "json":
-                    try ArgumentScanner.noValue(name, inline)
-                    json = true
-                case "timeout":
-                    let text = try scanner.value(of: name, inline: inline)
-                    guard let seconds = Int(text), (0...86_400).contains(seconds) else {
-                        throw UsageError("--timeout takes whole seconds from 0 (no limit) to 86400, not \"\(text)\"")
+            do throws(UsageError) {
+                switch token {
+                case .operand(let word):
+                    operands.append(word)
+                case .option(let name, let inline):
+                    switch name {
+                    case "server":
+                        serverText = try scanner.value(of: name, inline: inline)
+                        serverFromOption = true
+                    case "token-file": tokenSource = .file(try scanner.value(of: name, inline: inline))
+                    case "json":
+                        try ArgumentScanner.noValue(name, inline)
+                        json = true
+                    case "timeout":
+                        let text = try scanner.value(of: name, inline: inline)
+                        guard let seconds = Int(text), (0...86_400).contains(seconds) else {
+                            throw UsageError("--timeout takes whole seconds from 0 (no limit) to 86400, not \"\(text)\"")
+                        }
+                        timeout = seconds == 0 ? nil : .seconds(seconds)
+                    // As in getopt-based tools, the first of `-h`/`--version` and an error wins.
+                    case "h", "help":
+                        try ArgumentScanner.noValue(name, inline)
+                        if problem == nil, unknownOption == nil {
+                            return ShelfCommand(server: defaultServer, json: json, token: nil, action: .help(topic: operands.first))
+                        }
+                    case "version":
+                        try ArgumentScanner.noValue(name, inline)
+                        if problem == nil, unknownOption == nil {
+                            return ShelfCommand(server: defaultServer, json: json, token: nil, action: .version)
+                        }
+                    case "read", "unread":
+                        try ArgumentScanner.noValue(name, inline)
+                        flags.append(name)
+                    default:
+                        unknownOption = unknownOption ?? ArgumentScanner.spelled(name)
                     }
-                    timeout = seconds == 0 ? nil : .seconds(seconds)
-                case "h", "help":
-                    try ArgumentScanner.noValue(name, inline)
-                    return ShelfCommand(server: defaultServer, json: json, token: nil, action: .help(topic: operands.first))
-                case "version":
-                    try ArgumentScanner.noValue(name, inline)
-                    return ShelfCommand(server: defaultServer, json: json, token: nil, action: .version)
-                case "read", "unread":
-                    try ArgumentScanner.noValue(name, inline)
-                    flags.append(name)
-                default: unknownOption = unknownOption ?? ArgumentScanner.spelled(name)
                 }
+            } catch {
+                problem = problem ?? error
             }
         }
         let command = operands.first.flatMap { ShelfHelp.text(for: $0) != nil ? $0 : nil }
@@ -85,6 +96,7 @@ public struct ShelfCommand: Equatable, Sendable {
             let hint = command == "add" || command == "rename" ? " (put -- before a title with a word that starts with -)" : ""
             throw UsageError("unknown option \(unknownOption)\(hint)", command: command)
         }
+        if let problem { throw UsageError(problem.message, command: command) }
         var server = defaultServer
         if let serverText {
             do {

@@ -42,19 +42,8 @@ public enum ShelfMain {
         default:
             break
         }
-        guard let status = await CommandDeadline.status(within: command.timeout, of: { await execute(command, output: output) }) else {
-            let seconds = command.timeout?.components.seconds ?? 0
-            let unsure = command.action.changesTheList ? "; the change may or may not have been made (shelf list shows)" : ""
-            output.error("shelf: no reply from \(command.server) within \(seconds) s (--timeout)\(unsure) — is shelfd stopped or overloaded?")
-            return ExitCode.unavailable.rawValue
-        }
-        return status
-    }
-
-    /// Connects, runs `command` and prints its outcome.
-    private static func execute(_ command: ShelfCommand, output: Output) async -> Int32 {
         do {
-            let client = try await ShelfClient.connect(to: command.server, token: try token(command))
+            let client = try await ShelfClient.connect(to: command.server, token: try token(command), timeout: command.timeout)
             do {
                 try await CommandRunner(client: client, command: command, output: output).run()
             } catch {
@@ -81,20 +70,25 @@ public enum ShelfMain {
         }
     }
 
-    /// Runs `shelf watch` until SIGINT or SIGTERM; exits 0 then.
+    /// Runs `shelf watch` until SIGINT or SIGTERM; exits 0 then, at once: the watch is cancelled, not waited for
+    /// (a call waiting for a server that does not answer would hold a task group up to `--timeout`).
     private static func watch(_ command: ShelfCommand, output: Output) async -> Int32 {
         let signals = SignalWatcher()
         let received = signals.signals
-        let status = await withTaskGroup(of: Int32.self) { group in
-            group.addTask { await WatchRunner(command: command, output: output).run() }
-            group.addTask {
-                for await _ in received { return ExitCode.success.rawValue }
-                return ExitCode.success.rawValue
-            }
-            let first = await group.next() ?? ExitCode.success.rawValue
-            group.cancelAll()
-            return first
+        let (ends, end) = AsyncStream.makeStream(of: Int32.self)
+        let runner = Task {
+            end.yield(await WatchRunner(command: command, output: output).run())
         }
+        let stopper = Task {
+            for await _ in received {
+                end.yield(ExitCode.success.rawValue)
+                return
+            }
+        }
+        var first = ends.makeAsyncIterator()
+        let status = await first.next() ?? ExitCode.success.rawValue
+        runner.cancel()
+        stopper.cancel()
         withExtendedLifetime(signals) {}
         return status
     }
@@ -103,6 +97,10 @@ public enum ShelfMain {
     /// the protocol's: the server's message shows the `auth` request, and counts attempts on one connection, while
     /// each `shelf` run opens a new one.
     static func message(for error: ClientError, _ command: ShelfCommand) -> String {
+        if case .noReply(let address, let limit) = error {
+            let unsure = command.action.changesTheList ? "; the change may or may not have been made (shelf list shows)" : ""
+            return "no reply from \(address) within \(limit.components.seconds) s (--timeout; is shelfd stopped or overloaded?)\(unsure)"
+        }
         guard case .server(let rpc) = error, rpc.knownCode == .unauthorized else { return "\(error)" }
         switch command.token {
         case nil: return "this server requires a token: pass --token-file PATH or set SHELF_TOKEN"
@@ -122,7 +120,7 @@ public enum ShelfMain {
 
     static func exitCode(for error: ClientError) -> ExitCode {
         switch error {
-        case .cannotConnect, .connectionLost: .unavailable
+        case .cannotConnect, .connectionLost, .noReply: .unavailable
         case .server: .failure
         case .protocolViolation: .protocolError
         }

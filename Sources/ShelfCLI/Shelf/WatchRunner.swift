@@ -28,20 +28,27 @@ struct WatchRunner {
     func run() async -> Int32 {
         var shown: Shown?
         var backoff: Duration = .milliseconds(100)
+        // An outage (the server down, full, or not answering) is reported once when it starts, and once when the
+        // server takes a connection again; the backoff starts over only once the watch is set up again, so a
+        // server that answers `hello` and then fails is not retried ten times a second.
         var reported = false
+        var announced = false
         while !Task.isCancelled {
             let client: ShelfClient
             do {
-                client = try await ShelfClient.connect(to: command.server, token: try ShelfMain.token(command))
-                try await start(client, shown: &shown) {
-                    if reported { output.error("shelf: reconnected to \(command.server)") }
-                    reported = false
-                    backoff = .milliseconds(100)
+                client = try await ShelfClient.connect(
+                    to: command.server, token: try ShelfMain.token(command), timeout: command.timeout)
+                try await start(client, shown: &shown) { firstTime in
+                    if reported, !announced { output.error("shelf: \(firstTime ? "connected" : "reconnected") to \(command.server)") }
+                    announced = true
                 }
+                reported = false
+                announced = false
+                backoff = .milliseconds(100)
             } catch {
                 switch error {
                 case ClientError.server(let rpc) where rpc.knownCode == .tooManyConnections:
-                    if !reported { output.error("shelf: \(rpc.message) — retrying") }
+                    if !reported { output.error("shelf: the server is full (\(rpc.message)); retrying") }
                 case ClientError.server(let rpc):
                     output.error("shelf: \(ShelfMain.message(for: .server(rpc), command))")
                     return ExitCode.failure.rawValue
@@ -51,6 +58,8 @@ struct WatchRunner {
                 case ClientError.protocolViolation:
                     output.error("shelf: \(error)")
                     return ExitCode.protocolError.rawValue
+                case let failure as ClientError:
+                    if !reported { output.error("shelf: \(ShelfMain.message(for: failure, command)); retrying") }
                 default:
                     if !reported { output.error("shelf: \(error); retrying") }
                 }
@@ -68,10 +77,10 @@ struct WatchRunner {
         return ExitCode.success.rawValue
     }
 
-    /// Says hello (then calls `connected`: the server took the connection), lists if needed, then watches from
-    /// the last printed revision. A connection that fails here (the server is full, or went away again) leaves
-    /// `shown` as it was.
-    private func start(_ client: ShelfClient, shown: inout Shown?, connected: () -> Void) async throws {
+    /// Says hello (then calls `connected`, with whether nothing was shown yet: the server took the connection),
+    /// lists if needed, then watches from the last printed revision. A connection that fails here (the server is
+    /// full, or went away again) leaves `shown` as it was.
+    private func start(_ client: ShelfClient, shown: inout Shown?, connected: (Bool) -> Void) async throws {
         let run: String?
         do {
             run = try ResultDecoding.hello(try await client.call(.hello)).run
@@ -79,7 +88,7 @@ struct WatchRunner {
             await client.close()
             throw error
         }
-        connected()
+        connected(shown == nil)
         do {
             guard let current = shown else { return shown = try await listAndWatch(client, run: run) }
             guard current.run == run else {

@@ -45,7 +45,12 @@ public enum StoreChoice: Sendable, Equatable {
         switch event {
         case .failed(let error):
             "a compaction failed (\(error)): no change was lost, the journal keeps them all and grows until a "
-                + "compaction succeeds (tried again once it has doubled); free some space, or saves will fail next"
+                + "compaction succeeds (tried again once it has doubled); if the disk is full, free some space, or "
+                + "saves will fail next"
+        case .stoppedWrites(let error):
+            "a compaction failed while cutting the journal (\(error)): no acknowledged change was lost, but the "
+                + "journal's length is unknown, so every change is refused (storage_failed) until shelfd is "
+                + "restarted; fix the cause, then restart it"
         case .recovered(let failures):
             "a compaction succeeded after \(failures) failed one(s): the journal is back to its usual size"
         }

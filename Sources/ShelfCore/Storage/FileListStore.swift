@@ -373,7 +373,7 @@ public final class FileListStore: ListStore {
             if journal.damaged { disk.broken = error }
             disk.compactAt = journal.length * 2
             disk.failedCompactions += 1
-            compactionEvents?(.failed(error))
+            compactionEvents?(journal.damaged ? .stoppedWrites(error) : .failed(error))
         }
     }
 

@@ -40,7 +40,7 @@ struct HistoryTestServer: Sendable {
             newID: { TestServer.id(ids.next()) },
             historyLimit: historyLimit,
             executor: Reactor.shared.executor.serial, completionExecutor: Reactor.shared.executor)
-        let server = Server(list: list, configuration: configuration, log: log, run: TestServer.run)
+        let server = Server(list: list, configuration: configuration, log: log, runID: TestServer.run)
         let address = try await server.start()
         let runTask = Task { await server.run() }
         return HistoryTestServer(server: server, list: list, address: address, runTask: runTask)

@@ -27,7 +27,7 @@ struct TestServer: Sendable {
             now: { Date(timeIntervalSince1970: 1_767_323_045 + Double(ticks.next() - 1)) },
             newID: { TestServer.id(ids.next()) },
             executor: Reactor.shared.executor.serial, completionExecutor: Reactor.shared.executor)
-        let server = Server(list: list, configuration: configuration, log: log, run: run)
+        let server = Server(list: list, configuration: configuration, log: log, runID: run)
         let address = try await server.start()
         let runTask = Task { await server.run() }
         return TestServer(server: server, list: list, address: address, runTask: runTask)
