@@ -296,6 +296,22 @@ struct FileListStoreTests {
         #expect(store.path == String(cString: real) + "/list.json")
     }
 
+    /// Found by a hostile-input run: `open` waited for a writer, so `shelfd` never started and SIGTERM did not stop it.
+    @Test("a FIFO at the snapshot's or the journal's path refuses the load at once, naming it, and stays", arguments: [false, true])
+    func fifoRefused(atJournal: Bool) async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let fifo = atJournal ? files.journal : files.path
+        #expect(mkfifo(fifo, 0o600) == 0)
+
+        // Bounded: before the fix the load never returned.
+        let error = try await value(of: Task { await loadResult(FileListStore(path: files.path)).error })
+
+        #expect(error == .notAFile(path: fifo))
+        var info = stat()
+        #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+    }
+
     /// Found by a hostile-input run: a directory there was left in place, and every compaction would have failed.
     @Test("a directory where a leftover temp file goes refuses the load, naming it, before anything is written", arguments: [true, false])
     func leftoverTempDirectory(journalTemp: Bool) async throws {

@@ -179,6 +179,10 @@ struct SnapshotCodecTests {
         (#"{"format":2,"items":0}"# + "\n", #"line 1: the header needs a numeric "revision" and "items""#),
         (#"{"format":2,"revision":-1,"items":0}"# + "\n", #"line 1: the header needs a numeric "revision" and "items""#),
         (#"{"format":2,"revision":1,"items":"0"}"# + "\n", #"line 1: the header needs a numeric "revision" and "items""#),
+        // Found by a hostile-input run: these read "not JSON: unexpected data after the JSON value".
+        (#"{"format":2.0,"revision":1,"items":0}"# + "\n", #"line 1: "format" is 2.0, not a whole number"#),
+        (#"{"format":2.5,"revision":1,"items":0}"# + "\n" + #"{"x":1}"# + "\n", #"line 1: "format" is 2.5, not a whole number"#),
+        (#"{"format":1e30,"revision":1,"items":[]}"#, #"line 1: "format" is 1e30, not a whole number"#),
     ])
     func notASnapshot(text: String, reason: String) throws {
         let error = try #require(decodeError(Array(text.utf8)))

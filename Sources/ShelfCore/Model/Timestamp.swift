@@ -76,7 +76,8 @@ public enum Timestamp {
               let year = number(b, 0, 4), let month = number(b, 5, 2), let day = number(b, 8, 2),
               let hour = number(b, 11, 2), let minute = number(b, 14, 2), let second = number(b, 17, 2),
               (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
-              hour < 24, minute < 60, second < 60
+              // 60: a leap second (RFC 3339 §5.7), counted as the next second's start, as POSIX time does.
+              hour < 24, minute < 60, second <= 60
         else { return nil }
         var index = 19
         var millis: Int64 = 0
@@ -84,8 +85,9 @@ public enum Timestamp {
             index += 1
             let start = index
             while index < b.count, b[index] &- 48 < 10 { index += 1 }
+            // RFC 3339 allows any number of digits; past the third they are dropped (truncation, not rounding).
             let digits = index - start
-            guard digits >= 1, digits <= 9 else { return nil }
+            guard digits >= 1 else { return nil }
             for position in 0..<3 { millis = millis * 10 + (position < digits ? Int64(b[start + position] - 48) : 0) }
         }
         var offset: Int64 = 0

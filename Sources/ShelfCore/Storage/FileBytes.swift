@@ -4,8 +4,11 @@ import Glibc
 /// Whole-file reads and full writes with errno captured at once; blocking, for storage threads only.
 enum FileBytes {
     /// The bytes of the file at `path` (its first `limit` bytes at most, when given), or `nil` when it does not exist.
+    /// - Throws: `StorageError.io`; `.notAFile` for a FIFO, a device or a socket there — opened without waiting
+    ///   (`O_NONBLOCK`): a FIFO nobody writes to held `shelfd`'s start for good. (A directory fails at `read`, with
+    ///   `EISDIR`.)
     static func read(_ path: String, limit: Int = .max) throws(StorageError) -> [UInt8]? {
-        let fd = retryingEINTR { open(path, O_RDONLY | O_CLOEXEC) }
+        let fd = retryingEINTR { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         if fd < 0 {
             let code = errno
             if code == ENOENT { return nil }
@@ -13,8 +16,11 @@ enum FileBytes {
         }
         defer { close(fd) }
         var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .io(call: "fstat", path: path, errno: errno) }
+        let kind = info.st_mode & S_IFMT
+        guard kind == S_IFREG || kind == S_IFDIR else { throw .notAFile(path: path) }
         var bytes: [UInt8] = []
-        if fstat(fd, &info) == 0 { bytes.reserveCapacity(min(Int(info.st_size) + 1, limit)) }
+        bytes.reserveCapacity(min(Int(info.st_size) + 1, limit))
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while bytes.count < limit {
             let wanted = min(buffer.count, limit - bytes.count)

@@ -36,6 +36,10 @@ public enum SnapshotCodec {
     public static func decode(_ bytes: [UInt8], path: String) throws(StorageError) -> ListSnapshot {
         let headerEnd = bytes.firstIndex(of: 0x0A) ?? bytes.count
         let header = try? JSONParser.parse(bytes[..<headerEnd])
+        if case .object(let object)? = header, let number = object["format"]?.numberValue, number.int64 == nil {
+            // The first line decides by its number (protocol/STORAGE.md): `2.5` is no format, not "not JSON".
+            throw .corrupt(path: path, reason: "line 1: \"format\" is \(number.text), not a whole number")
+        }
         guard case .object(let object)? = header, let format = object["format"]?.numberValue?.int64 else {
             return try decodeFormat1(bytes, path: path)
         }

@@ -18,6 +18,8 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case baseMismatch(expected: Revision, actual: Revision)
     /// Another process (another `shelfd`) holds the store's lock.
     case locked(path: String)
+    /// Something other than a file or a directory (a FIFO, a device, a socket) stands at the store's path.
+    case notAFile(path: String)
     /// A directory stands where the store writes a temporary file (protocol/STORAGE.md, "Loading", step 7): every
     /// compaction would fail on it.
     case directoryAtTempPath(path: String)
@@ -46,6 +48,8 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
             "commit was built on revision \(expected) but the store is at \(actual)"
         case .locked(let path):
             "\(path) is in use by another shelfd; stop that one first, or pass a different --store"
+        case .notAFile(let path):
+            "\(path) is not a regular file (a FIFO, a device or a socket); it was left untouched — move it away, or pass another --store"
         case .directoryAtTempPath(let path):
             "\(path) is a directory, where shelfd writes a temporary file; it was left untouched — remove or move it"
         case .revisionsExhausted:
