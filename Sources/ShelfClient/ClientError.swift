@@ -12,9 +12,9 @@ public enum ClientError: Error, Sendable, CustomStringConvertible {
     case server(RPCError)
     /// The server sent something that is not a valid answer.
     case protocolViolation(String)
-    /// No reply came within the client's timeout (`ShelfClient.connect(to:token:timeout:)`); the connection was
-    /// closed.
-    case noReply(HostPort, Duration)
+    /// No reply came within the client's timeout (`ShelfClient.connect(to:token:timeout:)`) to a call of `method`
+    /// (the first that timed out); the connection was closed.
+    case noReply(HostPort, Duration, method: String)
 
     public var description: String {
         switch self {
@@ -28,7 +28,7 @@ public enum ClientError: Error, Sendable, CustomStringConvertible {
             error.message
         case .protocolViolation(let what):
             "the server sent an unexpected answer: \(what)"
-        case .noReply(let address, let limit):
+        case .noReply(let address, let limit, _):
             "no reply from \(address) within \(limit.components.seconds) s (is shelfd stopped or overloaded?)"
         }
     }

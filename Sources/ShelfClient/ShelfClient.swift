@@ -3,6 +3,7 @@ import ShelfCore
 import ShelfJSON
 import ShelfSockets
 import ShelfWire
+import Synchronization
 
 /// A connection to `shelfd`. Calls may be made concurrently; they are pipelined on the one connection and each
 /// answer is matched to its call by JSON-RPC id.
@@ -56,21 +57,34 @@ public actor ShelfClient {
         return client
     }
 
-    /// A TCP connection to `address`, given up (`ETIMEDOUT`) once `limit` has passed.
+    /// A TCP connection to `address`, given up (`ETIMEDOUT`) once `limit` has passed. Not a task group: a group
+    /// waits for its cancelled child, and a name lookup (`getaddrinfo`, on a thread of its own) cannot be
+    /// cancelled. The attempt left behind closes what it connects, if anything.
     private static func open(_ address: HostPort, within limit: Duration?) async throws -> TCPConnection {
         guard let limit else { return try await TCPConnection.connect(to: address) }
-        return try await withThrowingTaskGroup(of: TCPConnection?.self) { group in
-            group.addTask { try await TCPConnection.connect(to: address) }
-            group.addTask {
+        let decided = Mutex(false)
+        let decide: @Sendable () -> Bool = {
+            decided.withLock { done in
+                defer { done = true }
+                return !done
+            }
+        }
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TCPConnection, any Error>) in
+            let timer = Task {
                 try? await Task.sleep(for: limit)
-                return nil
+                if !Task.isCancelled, decide() {
+                    continuation.resume(throwing: SocketError.failed(call: "connect", errno: ETIMEDOUT))
+                }
             }
-            // Leaving the group cancels the other task: the connect's socket is closed, or the timer stops.
-            defer { group.cancelAll() }
-            guard let connection = try await group.next() ?? nil else {
-                throw SocketError.failed(call: "connect", errno: ETIMEDOUT)
+            Task {
+                do {
+                    let connection = try await TCPConnection.connect(to: address)
+                    if decide() { continuation.resume(returning: connection) } else { connection.close() }
+                } catch {
+                    if decide() { continuation.resume(throwing: error) }
+                }
+                timer.cancel()
             }
-            return connection
         }
     }
 
@@ -111,7 +125,7 @@ public actor ShelfClient {
                 if let replyTimeout {
                     timers[id] = Task { [weak self] in
                         try? await Task.sleep(for: replyTimeout)
-                        if !Task.isCancelled { await self?.expire(id, after: replyTimeout) }
+                        if !Task.isCancelled { await self?.expire(id, method: method, after: replyTimeout) }
                     }
                 }
                 outbox.yield(line)
@@ -128,9 +142,9 @@ public actor ShelfClient {
     }
 
     /// The reply to call `id` did not come within `limit`: that call and every other one fail.
-    private func expire(_ id: Int64, after limit: Duration) {
+    private func expire(_ id: Int64, method: String, after limit: Duration) {
         guard waiters[id] != nil else { return }
-        fail(.noReply(address, limit))
+        fail(.noReply(address, limit, method: method))
     }
 
     /// Closes the connection; pending calls fail with `connectionLost`.

@@ -101,6 +101,10 @@ import Testing
                 let add = try await shelfd.shelf("--timeout", "1", "add", "Dune")
                 #expect(add.status == 69)
                 #expect(add.stderr.hasSuffix("within 1 s (--timeout; is shelfd stopped or overloaded?); the change may or may not have been made (shelf list shows)\n"), "\(add.stderr)")
+                // The prefix lookup timed out before any change was sent: nothing to be unsure of.
+                let read = try await shelfd.shelf("--timeout", "1", "read", "abcd")
+                #expect(read.status == 69)
+                #expect(read.stderr == "shelf: no reply from \(shelfd.address) within 1 s (--timeout; is shelfd stopped or overloaded?)\n")
             }
         }
     }

@@ -93,6 +93,13 @@ import Testing
 
     @Test("an error before -h or --version wins, as in getopt-based tools; the error names the command")
     func errorBeforeHelp() {
+        #expect(throws: UsageError("--timeout takes whole seconds from 0 (no limit) to 86400, not \"x\"", command: "ping")) {
+            try Self.parse(["--timeout", "x", "--bogus", "ping"])
+        }
+        #expect(throws: UsageError("unknown option --bogus (put -- before a title with a word that starts with -)", command: "add")) {
+            try Self.parse(["add", "--bogus", "--timeout", "x", "Dune"])
+        }
+        #expect(throws: UsageError("version takes no arguments", command: "version")) { try Self.parse(["version", "extra"]) }
         #expect(throws: UsageError("unknown option --bogus", command: "list")) { try Self.parse(["--bogus", "-h", "list"]) }
         #expect(throws: UsageError("--timeout takes whole seconds from 0 (no limit) to 86400, not \"x\"", command: "ping")) {
             try Self.parse(["--timeout", "x", "--version", "ping"])

@@ -154,10 +154,10 @@ struct FileListStoreTests {
     }
 
     @Test("a snapshot with an unknown format is refused as unknownFormat and left untouched", arguments: [
-        (#"{"format":99,"revision":1,"items":[],"journal":"elsewhere"}"#, 99),
-        (#"{"format":3,"revision":1,"items":1}"# + "\n" + Stored.item(1, "A", revision: 1) + "\n", 3),
+        (#"{"format":99,"revision":1,"items":[],"journal":"elsewhere"}"#, "99"),
+        (#"{"format":3,"revision":1,"items":1}"# + "\n" + Stored.item(1, "A", revision: 1) + "\n", "3"),
     ])
-    func unknownFormat(text: String, format: Int) async throws {
+    func unknownFormat(text: String, format: String) async throws {
         let files = try StoreFiles()
         defer { files.remove() }
         try files.write(text, to: files.path)
@@ -310,6 +310,32 @@ struct FileListStoreTests {
         #expect(error == .notAFile(path: fifo))
         var info = stat()
         #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+    }
+
+    /// Found by review: a socket cannot be opened at all (ENXIO), and was reported as an `open` failure.
+    @Test("a Unix socket at the snapshot's path is refused as not a file")
+    func socketRefused() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let path = Array(files.path.utf8)
+        try #require(path.count < MemoryLayout.size(ofValue: address.sun_path))
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: path)
+            raw[path.count] = 0
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0)
+
+        let error = try await value(of: Task { await loadResult(FileListStore(path: files.path)).error })
+
+        #expect(error == .notAFile(path: files.path))
     }
 
     /// Found by a hostile-input run: a directory there was left in place, and every compaction would have failed.

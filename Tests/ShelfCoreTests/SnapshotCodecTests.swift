@@ -179,10 +179,6 @@ struct SnapshotCodecTests {
         (#"{"format":2,"items":0}"# + "\n", #"line 1: the header needs a numeric "revision" and "items""#),
         (#"{"format":2,"revision":-1,"items":0}"# + "\n", #"line 1: the header needs a numeric "revision" and "items""#),
         (#"{"format":2,"revision":1,"items":"0"}"# + "\n", #"line 1: the header needs a numeric "revision" and "items""#),
-        // Found by a hostile-input run: these read "not JSON: unexpected data after the JSON value".
-        (#"{"format":2.0,"revision":1,"items":0}"# + "\n", #"line 1: "format" is 2.0, not a whole number"#),
-        (#"{"format":2.5,"revision":1,"items":0}"# + "\n" + #"{"x":1}"# + "\n", #"line 1: "format" is 2.5, not a whole number"#),
-        (#"{"format":1e30,"revision":1,"items":[]}"#, #"line 1: "format" is 1e30, not a whole number"#),
     ])
     func notASnapshot(text: String, reason: String) throws {
         let error = try #require(decodeError(Array(text.utf8)))
@@ -219,11 +215,16 @@ struct SnapshotCodecTests {
     }
 
     @Test("an unknown format version is refused as unknownFormat, in either layout", arguments: [
-        (#"{"format":99,"whatever":true}"#, 99),
-        (#"{"format":0,"revision":0,"items":[]}"#, 0),
-        (#"{"format":3,"revision":0,"items":0}"# + "\n", 3),
+        (#"{"format":99,"whatever":true}"#, "99"),
+        (#"{"format":0,"revision":0,"items":[]}"#, "0"),
+        (#"{"format":3,"revision":0,"items":0}"# + "\n", "3"),
+        // Found by a hostile-input run: these read "not JSON: unexpected data after the JSON value".
+        (#"{"format":2.0,"revision":1,"items":0}"# + "\n", "2.0"),
+        (#"{"format":2.5,"revision":1,"items":0}"# + "\n" + #"{"x":1}"# + "\n", "2.5"),
+        (#"{"format":1e30,"revision":1,"items":[]}"#, "1e30"),
+        (#"{"format":99999999999999999999,"revision":1,"items":[]}"#, "99999999999999999999"),
     ])
-    func unknownFormat(text: String, format: Int) {
+    func unknownFormat(text: String, format: String) {
         let error = decodeError(Array(text.utf8))
 
         #expect(error == .unknownFormat(path: Self.path, format: format))

@@ -11,7 +11,8 @@ enum TokenFile {
     /// The token in the file at `path`: a regular file (not a FIFO, which would block, nor a directory), read
     /// whole with the system's own calls, so a failure says what the system said.
     static func read(_ path: String) -> Result<String, Failure> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        var fd: Int32
+        repeat { fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) } while fd < 0 && errno == EINTR
         guard fd >= 0 else { return .failure(cannotRead(path, errno)) }
         defer { close(fd) }
         var info = stat()

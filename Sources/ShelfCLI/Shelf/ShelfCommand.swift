@@ -45,7 +45,8 @@ public struct ShelfCommand: Equatable, Sendable {
         var tokenSource = environment["SHELF_TOKEN"].flatMap { $0.isEmpty ? nil : TokenSource.value($0) }
         var flags: [String] = []
         var operands: [String] = []
-        // The first problem, reported once the command is known, so the error can point at that command's usage.
+        // The first problem, reported once the command is known, so the error can point at that command's usage;
+        // `unknownOption` when it is an unknown option (it may get a hint then).
         var problem: UsageError?
         var unknownOption: String?
         while let token = scanner.next() {
@@ -71,19 +72,20 @@ public struct ShelfCommand: Equatable, Sendable {
                     // As in getopt-based tools, the first of `-h`/`--version` and an error wins.
                     case "h", "help":
                         try ArgumentScanner.noValue(name, inline)
-                        if problem == nil, unknownOption == nil {
+                        if problem == nil {
                             return ShelfCommand(server: defaultServer, json: json, token: nil, action: .help(topic: operands.first))
                         }
                     case "version":
                         try ArgumentScanner.noValue(name, inline)
-                        if problem == nil, unknownOption == nil {
+                        if problem == nil {
                             return ShelfCommand(server: defaultServer, json: json, token: nil, action: .version)
                         }
                     case "read", "unread":
                         try ArgumentScanner.noValue(name, inline)
                         flags.append(name)
                     default:
-                        unknownOption = unknownOption ?? ArgumentScanner.spelled(name)
+                        if problem == nil { unknownOption = ArgumentScanner.spelled(name) }
+                        throw UsageError("unknown option \(ArgumentScanner.spelled(name))")
                     }
                 }
             } catch {
@@ -91,12 +93,12 @@ public struct ShelfCommand: Equatable, Sendable {
             }
         }
         let command = operands.first.flatMap { ShelfHelp.text(for: $0) != nil ? $0 : nil }
-        if let unknownOption {
+        if let problem {
             // Options may follow the command, so a title word that starts with `-` reads as one.
-            let hint = command == "add" || command == "rename" ? " (put -- before a title with a word that starts with -)" : ""
-            throw UsageError("unknown option \(unknownOption)\(hint)", command: command)
+            let hint = unknownOption != nil && (command == "add" || command == "rename")
+                ? " (put -- before a title with a word that starts with -)" : ""
+            throw UsageError(problem.message + hint, command: command)
         }
-        if let problem { throw UsageError(problem.message, command: command) }
         var server = defaultServer
         if let serverText {
             do {
@@ -162,6 +164,7 @@ public struct ShelfCommand: Equatable, Sendable {
             if operands.count > 1 { throw UsageError("help takes at most one COMMAND") }
             return .help(topic: operands.first)
         case "version":
+            try expect(operands, count: 0, name)
             return .version
         default:
             throw UsageError("unknown command \"\(name)\"")
@@ -171,16 +174,6 @@ public struct ShelfCommand: Equatable, Sendable {
     private static func expect(_ operands: [String], count: Int, _ name: String) throws(UsageError) {
         guard operands.count == count else {
             throw UsageError(count == 0 ? "\(name) takes no arguments" : "\(name) needs exactly one ID")
-        }
-    }
-}
-
-extension ShelfCommand.Action {
-    /// Whether the command changes the list: when its reply does not come, whether it did is unknown.
-    var changesTheList: Bool {
-        switch self {
-        case .add, .setRead, .toggle, .rename, .remove: true
-        case .list, .info, .ping, .watch, .help, .version: false
         }
     }
 }

@@ -97,8 +97,9 @@ public enum ShelfMain {
     /// the protocol's: the server's message shows the `auth` request, and counts attempts on one connection, while
     /// each `shelf` run opens a new one.
     static func message(for error: ClientError, _ command: ShelfCommand) -> String {
-        if case .noReply(let address, let limit) = error {
-            let unsure = command.action.changesTheList ? "; the change may or may not have been made (shelf list shows)" : ""
+        if case .noReply(let address, let limit, let method) = error {
+            // Only when the change itself was sent: a lookup or `auth` that timed out changed nothing.
+            let unsure = MethodCall.changeMethods.contains(method) ? "; the change may or may not have been made (shelf list shows)" : ""
             return "no reply from \(address) within \(limit.components.seconds) s (--timeout; is shelfd stopped or overloaded?)\(unsure)"
         }
         guard case .server(let rpc) = error, rpc.knownCode == .unauthorized else { return "\(error)" }

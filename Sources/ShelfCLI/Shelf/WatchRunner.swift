@@ -28,23 +28,20 @@ struct WatchRunner {
     func run() async -> Int32 {
         var shown: Shown?
         var backoff: Duration = .milliseconds(100)
-        // An outage (the server down, full, or not answering) is reported once when it starts, and once when the
-        // server takes a connection again; the backoff starts over only once the watch is set up again, so a
-        // server that answers `hello` and then fails is not retried ten times a second.
+        // An outage (the server down, full, or not answering) is reported when it starts, and when the server takes
+        // a connection again (`hello` answered). Every try after a failure waits the backoff, which starts over only
+        // once a watch has lasted `maxBackoff`: a server (or a proxy) that answers and then drops the connection is
+        // not retried ten times a second.
         var reported = false
-        var announced = false
         while !Task.isCancelled {
             let client: ShelfClient
             do {
                 client = try await ShelfClient.connect(
                     to: command.server, token: try ShelfMain.token(command), timeout: command.timeout)
                 try await start(client, shown: &shown) { firstTime in
-                    if reported, !announced { output.error("shelf: \(firstTime ? "connected" : "reconnected") to \(command.server)") }
-                    announced = true
+                    if reported { output.error("shelf: \(firstTime ? "connected" : "reconnected") to \(command.server)") }
+                    reported = false
                 }
-                reported = false
-                announced = false
-                backoff = .milliseconds(100)
             } catch {
                 switch error {
                 case ClientError.server(let rpc) where rpc.knownCode == .tooManyConnections:
@@ -68,11 +65,15 @@ struct WatchRunner {
                 backoff = min(backoff * 2, Self.maxBackoff)
                 continue
             }
+            let watching = ContinuousClock.now
             await relay(client.notifications, shown: &shown)
             await client.close()
             if Task.isCancelled { break }
             output.error("shelf: lost the connection to \(command.server); reconnecting")
             reported = true
+            if ContinuousClock.now - watching >= Self.maxBackoff { backoff = .milliseconds(100) }
+            try? await Task.sleep(for: backoff)
+            backoff = min(backoff * 2, Self.maxBackoff)
         }
         return ExitCode.success.rawValue
     }

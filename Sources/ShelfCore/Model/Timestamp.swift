@@ -62,8 +62,10 @@ public enum Timestamp {
     }
 
     /// Parses RFC 3339 text (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, `T` and `Z` in either case) with a real
-    /// calendar date; fractions are truncated to milliseconds. `nil` when it is not such a timestamp, or when its
-    /// offset puts the instant outside years 0000–9999 UTC (`9999-12-31T23:30:00-01:00`).
+    /// calendar date; fractions of any length are truncated to milliseconds, and a leap second (`:60`, at any
+    /// minute: offsets move it) is the next second's start, as POSIX time counts. `nil` when it is not such a
+    /// timestamp, or when the instant falls outside years 0000–9999 UTC (`9999-12-31T23:30:00-01:00`, and so
+    /// `9999-12-31T23:59:60Z`).
     public static func parse(_ text: String) -> Date? {
         var text = text
         return text.withUTF8 { parseMilliseconds($0) }.map { date(milliseconds: $0) }

@@ -12,6 +12,8 @@ enum FileBytes {
         if fd < 0 {
             let code = errno
             if code == ENOENT { return nil }
+            // A Unix socket cannot be opened at all.
+            if code == ENXIO { throw .notAFile(path: path) }
             throw .io(call: "open", path: path, errno: code)
         }
         defer { close(fd) }

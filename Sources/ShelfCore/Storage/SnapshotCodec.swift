@@ -37,8 +37,9 @@ public enum SnapshotCodec {
         let headerEnd = bytes.firstIndex(of: 0x0A) ?? bytes.count
         let header = try? JSONParser.parse(bytes[..<headerEnd])
         if case .object(let object)? = header, let number = object["format"]?.numberValue, number.int64 == nil {
-            // The first line decides by its number (protocol/STORAGE.md): `2.5` is no format, not "not JSON".
-            throw .corrupt(path: path, reason: "line 1: \"format\" is \(number.text), not a whole number")
+            // The first line decides by its number (protocol/STORAGE.md): `2.5` or `1e0` is no format this build
+            // reads, not "not JSON". Format numbers are written as plain integers, as revisions are.
+            throw .unknownFormat(path: path, format: number.text)
         }
         guard case .object(let object)? = header, let format = object["format"]?.numberValue?.int64 else {
             return try decodeFormat1(bytes, path: path)
@@ -49,7 +50,7 @@ public enum SnapshotCodec {
             guard headerEnd < bytes.count else { throw .corrupt(path: path, reason: Self.cutShort) }
             return try decodeFormat2(bytes, header: object, itemsStart: headerEnd + 1, path: path)
         case 1: return try decodeFormat1(bytes, path: path)
-        default: throw .unknownFormat(path: path, format: Int(clamping: format))
+        default: throw .unknownFormat(path: path, format: String(format))
         }
     }
 
@@ -95,7 +96,7 @@ public enum SnapshotCodec {
         guard case .object(let object) = value, let format = object["format"]?.numberValue?.int64 else {
             throw .corrupt(path: path, reason: "not a JSON object with a numeric \"format\"")
         }
-        guard format == 1 else { throw .unknownFormat(path: path, format: Int(clamping: format)) }
+        guard format == 1 else { throw .unknownFormat(path: path, format: String(format)) }
         guard let revision = object["revision"]?.numberValue?.uint64, revision < .max, case .array(let values)? = object["items"] else {
             throw .corrupt(path: path, reason: "format 1 needs a numeric \"revision\" and an \"items\" array")
         }

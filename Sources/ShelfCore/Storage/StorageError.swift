@@ -13,7 +13,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file holds two items with the same id.
     case duplicateID(path: String, id: String)
     /// The file's `format` is not one this build reads.
-    case unknownFormat(path: String, format: Int)
+    case unknownFormat(path: String, format: String)
     /// A commit was built on `expected` but the store is at `actual` (an earlier commit failed).
     case baseMismatch(expected: Revision, actual: Revision)
     /// Another process (another `shelfd`) holds the store's lock.

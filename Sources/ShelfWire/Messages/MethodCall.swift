@@ -26,6 +26,9 @@ public enum MethodCall: Sendable, Equatable {
         "hello", "ping", "auth", "list", "get", "add", "mark", "toggle", "rename", "remove", "watch", "unwatch",
     ]
 
+    /// The methods that change the list (protocol/PROTOCOL.md §5).
+    public static let changeMethods: Set<String> = ["add", "mark", "toggle", "rename", "remove"]
+
     /// Types `request`'s method and params.
     /// - Returns: the call, or -32601 for an unknown method and -32602 for params that are missing, of the wrong
     ///   type, unknown to the method, a malformed UUID or an unknown filter.
