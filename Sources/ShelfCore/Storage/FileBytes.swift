@@ -69,7 +69,7 @@ enum FileBytes {
 
     /// Writes all of `bytes` at the descriptor's offset (or its end, with O_APPEND), or at byte `position` of the
     /// file when given (`pwrite`: no separate seek, and the offset is not moved).
-    static func writeAll(_ bytes: [UInt8], to fd: Int32, at position: Int? = nil, path: String) throws(StorageError) {
+    static func writeAll(_ bytes: ArraySlice<UInt8>, to fd: Int32, at position: Int? = nil, path: String) throws(StorageError) {
         let failure: Int32? = bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {

@@ -124,7 +124,7 @@ final class JournalFile {
         do throws(StorageError) {
             try faults?.check(.write)
             // At the recorded length, wherever a failed write left the file: a torn tail is overwritten.
-            try FileBytes.writeAll(bytes, to: fd, at: before, path: path)
+            try FileBytes.writeAll(bytes[...], to: fd, at: before, path: path)
             try faults?.check(.fsync)
             if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
             length = before + bytes.count
@@ -150,7 +150,7 @@ final class JournalFile {
         let start = max(allocated, length)
         let target = length + preallocationBytes
         do throws(StorageError) {
-            try FileBytes.writeAll([UInt8](repeating: 0, count: target - start), to: fd, at: start, path: path)
+            try FileBytes.writeAll([UInt8](repeating: 0, count: target - start)[...], to: fd, at: start, path: path)
             try faults?.check(.preallocate)
             if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
             allocated = target
@@ -179,7 +179,7 @@ final class JournalFile {
         if temp < 0 { throw .io(call: "open", path: tempPath, errno: errno) }
         do throws(StorageError) {
             try faults?.check(.rotate)
-            try FileBytes.writeAll(rest, to: temp, at: 0, path: tempPath)
+            try FileBytes.writeAll(rest[...], to: temp, at: 0, path: tempPath)
             if fdatasync(temp) != 0 { throw .io(call: "fdatasync", path: tempPath, errno: errno) }
             if rename(tempPath, path) != 0 { throw .io(call: "rename", path: path, errno: errno) }
         } catch {
