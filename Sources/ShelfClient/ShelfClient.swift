@@ -62,29 +62,49 @@ public actor ShelfClient {
     /// cancelled. The attempt left behind closes what it connects, if anything.
     private static func open(_ address: HostPort, within limit: Duration?) async throws -> TCPConnection {
         guard let limit else { return try await TCPConnection.connect(to: address) }
-        let decided = Mutex(false)
-        let decide: @Sendable () -> Bool = {
-            decided.withLock { done in
-                defer { done = true }
-                return !done
-            }
-        }
+        let race = ConnectRace()
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TCPConnection, any Error>) in
-            let timer = Task {
-                try? await Task.sleep(for: limit)
-                if !Task.isCancelled, decide() {
-                    continuation.resume(throwing: SocketError.failed(call: "connect", errno: ETIMEDOUT))
-                }
-            }
-            Task {
+            let attempt = Task {
                 do {
                     let connection = try await TCPConnection.connect(to: address)
-                    if decide() { continuation.resume(returning: connection) } else { connection.close() }
+                    if race.decide() { continuation.resume(returning: connection) } else { connection.close() }
                 } catch {
-                    if decide() { continuation.resume(throwing: error) }
+                    if race.decide() { continuation.resume(throwing: error) }
                 }
-                timer.cancel()
+                race.stopTimer()
             }
+            race.startTimer(Task {
+                try? await Task.sleep(for: limit)
+                guard race.decide() else { return }
+                continuation.resume(throwing: SocketError.failed(call: "connect", errno: ETIMEDOUT))
+                // A connect in progress closes its half-open socket; a name lookup notices once it returns.
+                attempt.cancel()
+            })
+        }
+    }
+
+    /// Who of a connect and its timer finished first (`open(_:within:)`): only that one answers.
+    private final class ConnectRace: Sendable {
+        private let state = Mutex<(decided: Bool, timer: Task<Void, Never>?)>((false, nil))
+
+        /// True for the first caller only.
+        func decide() -> Bool {
+            state.withLock { state in
+                defer { state.decided = true }
+                return !state.decided
+            }
+        }
+
+        func startTimer(_ timer: Task<Void, Never>) {
+            let late = state.withLock { state in
+                state.timer = timer
+                return state.decided
+            }
+            if late { timer.cancel() }
+        }
+
+        func stopTimer() {
+            state.withLock { $0.timer }?.cancel()
         }
     }
 

@@ -19,4 +19,22 @@ import Testing
         #expect(try file.read() == data)
         #expect(files.names() == ["reading-list.json"])
     }
+
+    @Test("a sync that fails after a slice leaves the old snapshot as it was and no temp file")
+    func failedSliceSync() throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let faults = FileFaults()
+        let file = SnapshotFile(path: files.path, faults: faults)
+        let old: [UInt8] = Array("the old snapshot\n".utf8)
+        try file.replace(with: old) { nil }
+        faults.arm(.syncSlice)
+
+        #expect(throws: StorageError.injected("syncSlice")) {
+            try file.replace(with: [UInt8](repeating: 0x61, count: SnapshotFile.syncSliceBytes * 2 + 1)) { old }
+        }
+
+        #expect(try file.read() == old)
+        #expect(files.names() == ["reading-list.json"])
+    }
 }

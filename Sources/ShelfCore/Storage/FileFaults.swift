@@ -5,14 +5,15 @@ import Synchronization
 public final class FileFaults: Sendable {
     /// The steps that can be made to fail:
     /// - a journal append: `write`, `fsync`;
-    /// - an atomic snapshot replacement: `write`, `fsync`, `rename`, `syncDirectory`;
+    /// - an atomic snapshot replacement: `write` (once, before the first slice), `syncSlice` (the sync after each
+    ///   4 MiB slice but the last), `fsync` (once, at the end), `rename`, `syncDirectory`;
     /// - the journal's truncation after a compaction or a failed append: `truncate`;
     /// - the zero bytes written ahead of the journal's records: `preallocate` (after the zeros are written, before
     ///   they are synced);
     /// - the journal's replacement after a compaction during which rounds were appended: `rotate` (before it is
     ///   written), `rotateSync` (the directory sync after its rename, and its retry before the next append).
     public enum Step: String, Sendable, Hashable, CaseIterable {
-        case write, fsync, rename, syncDirectory, truncate, preallocate, rotate, rotateSync
+        case write, syncSlice, fsync, rename, syncDirectory, truncate, preallocate, rotate, rotateSync
     }
 
     private let armed = Mutex<[Step: Int]>([:])

@@ -74,14 +74,16 @@ struct SnapshotFile: Sendable {
         if fd < 0 { throw .io(call: "open", path: tempPath, errno: errno) }
         do throws(StorageError) {
             try faults?.check(.write)
-            // Synced a slice at a time, as Redis syncs its rewrites every few MB: one sync of a whole large
-            // snapshot at the end held the journal's fdatasyncs behind it (the file system commits in order), and
-            // durable adds slowed to a fraction for as long as it took.
+            // Synced a slice at a time, as Redis syncs its rewrites every 4 MB: so the final sync has little left
+            // to write, rather than a whole large snapshot for the journal's fdatasyncs to queue behind.
             var start = 0
             while start < data.count {
                 let end = min(start + Self.syncSliceBytes, data.count)
                 try FileBytes.writeAll(data[start..<end], to: fd, at: start, path: tempPath)
-                if end < data.count, fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: tempPath, errno: errno) }
+                if end < data.count {
+                    try faults?.check(.syncSlice)
+                    if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: tempPath, errno: errno) }
+                }
                 start = end
             }
             try faults?.check(.fsync)
