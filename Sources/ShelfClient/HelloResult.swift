@@ -12,12 +12,4 @@ public struct HelloResult: Sendable, Equatable {
     public let revision: Revision
     /// The server's run id, new at each start (protocol/PROTOCOL.md §5); `nil` from a server that sends none.
     public let run: String?
-
-    public init(server: String, version: String, protocolVersion: Int, revision: Revision, run: String? = nil) {
-        self.server = server
-        self.version = version
-        self.protocolVersion = protocolVersion
-        self.revision = revision
-        self.run = run
-    }
 }
