@@ -180,6 +180,33 @@ import Testing
         }
     }
 
+    /// Found by review: once set up, a watch only read, so a server that stopped answering (or a peer gone without
+    /// a word) was waited on for ever.
+    @Test("a watch that is set up pings every --timeout: a server that stops answering is left, and rejoined once it answers")
+    func watcherNoticesAServerThatStopsAnswering() async throws {
+        try await Sandbox.with { sandbox in
+            try await withShelfd(["--store", "memory"], environment: sandbox.environment) { shelfd in
+                let watcher = try ChildProcess.launch(
+                    try Executables.url("shelf"), ["--server", shelfd.address, "--timeout", "1", "watch"], environment: sandbox.environment)
+                defer { watcher.send(SIGKILL) }
+                try #require(await watcher.waitForLine(startingWith: "0 items, 0 read (revision 0)", timeout: .seconds(10)) != nil)
+                // The summary comes before the `watch` call: a change shown proves the watch is set up.
+                let emma = try shortID(in: try await shelfd.shelf("add", "Emma").stdout, after: "added ")
+                try #require(await watcher.waitForLine(startingWith: "+ \(emma) Emma", timeout: .seconds(10)) != nil)
+                shelfd.child.send(SIGSTOP)
+                let lost = await watcher.waitForLine(startingWith: "shelf: lost the connection", in: .error, timeout: .seconds(10))
+                shelfd.child.send(SIGCONT)
+                #expect(lost == "shelf: lost the connection to \(shelfd.address); reconnecting", "\(watcher.stderrSoFar)")
+                let back = await watcher.waitForLine(startingWith: "shelf: reconnected", in: .error, timeout: .seconds(15))
+                #expect(back != nil, "\(watcher.stderrSoFar)")
+                let dune = try shortID(in: try await shelfd.shelf("add", "Dune").stdout, after: "added ")
+                #expect(await watcher.waitForLine(startingWith: "+ \(dune) Dune", timeout: .seconds(10)) != nil, "\(watcher.stdoutSoFar)")
+                watcher.send(SIGINT)
+                #expect(await watcher.waitForExit(timeout: .seconds(5))?.status == 0)
+            }
+        }
+    }
+
     /// Runs `body` with a `shelfd` started with `arguments` and a `shelf watch` on it, and the slot for a second
     /// `shelfd` that `body` may start; when `body` throws, all of them are ended.
     static func withWatcher(

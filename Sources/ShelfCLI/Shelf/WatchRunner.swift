@@ -33,14 +33,16 @@ struct WatchRunner {
         // once a watch has lasted `maxBackoff`: a server (or a proxy) that answers and then drops the connection is
         // not retried ten times a second.
         var reported = false
+        var connectedBefore = false
         while !Task.isCancelled {
             let client: ShelfClient
             do {
                 client = try await ShelfClient.connect(
                     to: command.server, token: try ShelfMain.token(command), timeout: command.timeout)
-                try await start(client, shown: &shown) { firstTime in
-                    if reported { output.error("shelf: \(firstTime ? "connected" : "reconnected") to \(command.server)") }
+                try await start(client, shown: &shown) {
+                    if reported { output.error("shelf: \(connectedBefore ? "reconnected" : "connected") to \(command.server)") }
                     reported = false
+                    connectedBefore = true
                 }
             } catch {
                 switch error {
@@ -66,7 +68,9 @@ struct WatchRunner {
                 continue
             }
             let watching = ContinuousClock.now
+            let pinger = command.timeout.map { Self.keepChecking(client, every: $0) }
             await relay(client.notifications, shown: &shown)
+            pinger?.cancel()
             await client.close()
             if Task.isCancelled { break }
             output.error("shelf: lost the connection to \(command.server); reconnecting")
@@ -78,10 +82,29 @@ struct WatchRunner {
         return ExitCode.success.rawValue
     }
 
-    /// Says hello (then calls `connected`, with whether nothing was shown yet: the server took the connection),
-    /// lists if needed, then watches from the last printed revision. A connection that fails here (the server is
-    /// full, or went away again) leaves `shown` as it was.
-    private func start(_ client: ShelfClient, shown: inout Shown?, connected: (Bool) -> Void) async throws {
+    /// Pings `client` every `interval` (the `--timeout`) while the watch lasts. Waiting for changes alone would
+    /// never notice a server that stopped answering, or a peer gone without a word (a laptop asleep, a dropped
+    /// Wi-Fi link: TCP reports nothing to a side that only reads); a ping not answered within the timeout fails
+    /// the client, which ends the watch's notifications, and the watch reconnects.
+    private static func keepChecking(_ client: ShelfClient, every interval: Duration) -> Task<Void, Never> {
+        Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                if Task.isCancelled { return }
+                do {
+                    try await client.ping()
+                } catch {
+                    await client.close()
+                    return
+                }
+            }
+        }
+    }
+
+    /// Says hello (then calls `connected`: the server took the connection), lists if needed, then watches from the
+    /// last printed revision. A connection that fails here (the server is full, or went away again) leaves `shown`
+    /// as it was.
+    private func start(_ client: ShelfClient, shown: inout Shown?, connected: () -> Void) async throws {
         let run: String?
         do {
             run = try ResultDecoding.hello(try await client.call(.hello)).run
@@ -89,7 +112,7 @@ struct WatchRunner {
             await client.close()
             throw error
         }
-        connected(shown == nil)
+        connected()
         do {
             guard let current = shown else { return shown = try await listAndWatch(client, run: run) }
             guard current.run == run else {
