@@ -26,8 +26,9 @@ public struct ShelfCommand: Equatable, Sendable {
     public var token: TokenSource?
     /// The command.
     public var action: Action
-    /// `--timeout SECONDS`: how long a command (not `watch`) may wait for the server, connecting included; `nil`
-    /// (`--timeout 0`) waits for ever. Default 10 s.
+    /// `--timeout SECONDS`: how long `shelf` waits for the server each time — connecting (name lookup included),
+    /// then each reply — and how often `watch` pings it; `nil` (`--timeout 0`) waits for ever and turns the pings
+    /// off. Default 10 s.
     public var timeout: Duration? = ShelfCommand.defaultTimeout
 
     /// 10 s: a reply from a live server comes in milliseconds; one that takes this long is stopped (SIGSTOP),

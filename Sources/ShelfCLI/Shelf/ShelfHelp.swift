@@ -28,7 +28,7 @@ enum ShelfHelp {
           --json                  print each result as one JSON line
           --token-file PATH       authenticate with the token in PATH (default $SHELF_TOKEN)
           --timeout SECONDS       give up on a server that has not answered after this long (default 10;
-                                  0 waits for ever); watch pings that often and retries instead
+                                  0 waits for ever); watch pings that often (not with 0) and retries
           -h, --help              show this help
           --version               show the version
 
@@ -52,7 +52,7 @@ enum ShelfHelp {
         "toggle": "usage: shelf toggle ID\n\nFlips the item between read and unread.",
         "rename": "usage: shelf rename ID [--] TITLE...\n\nChanges the item's title (same rules as add; put -- before a title with a word that starts with -).",
         "rm": "usage: shelf rm ID\n\nRemoves the item.",
-        "watch": "usage: shelf watch\n\nShows the list, then one line per change as it happens:\n  + 3fa2b1c4 Dune          added\n  ~ 3fa2b1c4 [x] Dune      read state or title changed\n  - 3fa2b1c4 Dune          removed\nIf the server goes away, is full, or does not answer within --timeout (it pings the server\nthat often while watching), it retries, waiting up to 5 s between tries, and resumes where\nit left off, or lists again if the server restarted meanwhile. With --json it prints the list result and then each raw notification.\nCtrl-C stops it.",
+        "watch": "usage: shelf watch\n\nShows the list, then one line per change as it happens:\n  + 3fa2b1c4 Dune          added\n  ~ 3fa2b1c4 [x] Dune      read state or title changed\n  - 3fa2b1c4 Dune          removed\nIf the server goes away, is full, or does not answer within --timeout (it pings the server\nthat often while watching; --timeout 0 turns that off), it retries, waiting up to 5 s\nbetween tries, and resumes where it left off, or lists again if the server restarted\nmeanwhile. With --json it prints the list result and then each raw notification.\nCtrl-C stops it.",
         "info": "usage: shelf info\n\nShows the server's name, version, protocol and the current list revision.",
         "ping": "usage: shelf ping\n\nPrints pong when the server answers.",
         "help": "usage: shelf help [COMMAND]\n\nShows help for shelf or for one command.",

@@ -71,9 +71,14 @@ struct WatchRunner {
             let pinger = command.timeout.map { Self.keepChecking(client, every: $0) }
             await relay(client.notifications, shown: &shown)
             pinger?.cancel()
+            let unanswered = await pinger?.value ?? false
             await client.close()
             if Task.isCancelled { break }
-            output.error("shelf: lost the connection to \(command.server); reconnecting")
+            if unanswered, let limit = command.timeout {
+                output.error("shelf: no reply from \(command.server) to a ping within \(limit.components.seconds) s; reconnecting")
+            } else {
+                output.error("shelf: lost the connection to \(command.server); reconnecting")
+            }
             reported = true
             if ContinuousClock.now - watching >= Self.maxBackoff { backoff = .milliseconds(100) }
             try? await Task.sleep(for: backoff)
@@ -86,18 +91,23 @@ struct WatchRunner {
     /// never notice a server that stopped answering, or a peer gone without a word (a laptop asleep, a dropped
     /// Wi-Fi link: TCP reports nothing to a side that only reads); a ping not answered within the timeout fails
     /// the client, which ends the watch's notifications, and the watch reconnects.
-    private static func keepChecking(_ client: ShelfClient, every interval: Duration) -> Task<Void, Never> {
+    /// - Returns: the pinging task; its value is true when a ping went unanswered (and it closed the client).
+    private static func keepChecking(_ client: ShelfClient, every interval: Duration) -> Task<Bool, Never> {
         Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
-                if Task.isCancelled { return }
+                if Task.isCancelled { return false }
                 do {
                     try await client.ping()
                 } catch {
                     await client.close()
-                    return
+                    // Told by the error, not by cancellation: the unanswered ping ends the watch's notifications
+                    // too, and the watch may cancel this task before it gets here.
+                    if case ClientError.noReply = error { return true }
+                    return false
                 }
             }
+            return false
         }
     }
 
