@@ -19,6 +19,9 @@ public actor ShelfClient {
     private var waiters: [Int64: CheckedContinuation<RPCResponse, any Error>] = [:]
     /// One per call waiting under `replyTimeout`, cancelled when its reply comes.
     private var timers: [Int64: Task<Void, Never>] = [:]
+    /// When bytes last came from the server: a call fails only after `replyTimeout` with nothing heard, so a large
+    /// reply crossing a slow link, or a reply queued behind a watch's notifications, is not taken for silence.
+    private var lastHeard = ContinuousClock.now
     private var nextID: Int64 = 1
     private var failure: ClientError?
     private let notificationSink: AsyncStream<RPCRequest>.Continuation
@@ -30,9 +33,10 @@ public actor ShelfClient {
     public nonisolated let notifications: AsyncStream<RPCRequest>
 
     /// Connects to `address` and, with a `token`, authenticates (`auth`) before returning.
-    /// - Parameter timeout: how long connecting may take, and then how long each call waits for its reply; `nil`
-    ///   waits for ever. A call past it fails with `.noReply`, and so does every other call waiting then: the
-    ///   connection is closed, since a reply that comes later could no longer be told apart.
+    /// - Parameter timeout: how long connecting may take, and then how long a call waits with nothing at all heard
+    ///   from the server (bytes still arriving count as life); `nil` waits for ever. A call past it fails with
+    ///   `.noReply`, and so does every other call waiting then: the connection is closed, since a reply that comes
+    ///   later could no longer be told apart.
     /// - Throws: `ClientError.cannotConnect` with the socket error (e.g. connection refused; `ETIMEDOUT` past
     ///   `timeout`); `.server` with code 5 when the token is refused.
     public static func connect(
@@ -142,12 +146,7 @@ public actor ShelfClient {
         do {
             response = try await withCheckedThrowingContinuation { continuation in
                 waiters[id] = continuation
-                if let replyTimeout {
-                    timers[id] = Task { [weak self] in
-                        try? await Task.sleep(for: replyTimeout)
-                        if !Task.isCancelled { await self?.expire(id, method: method, after: replyTimeout) }
-                    }
-                }
+                if let replyTimeout { armTimer(for: id, method: method, after: replyTimeout, limit: replyTimeout) }
                 outbox.yield(line)
             }
         } catch let error as ClientError {
@@ -161,9 +160,20 @@ public actor ShelfClient {
         }
     }
 
-    /// The reply to call `id` did not come within `limit`: that call and every other one fail.
-    private func expire(_ id: Int64, method: String, after limit: Duration) {
+    /// Checks on call `id` after `delay`.
+    private func armTimer(for id: Int64, method: String, after delay: Duration, limit: Duration) {
+        timers[id] = Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            if !Task.isCancelled { await self?.expire(id, method: method, limit: limit) }
+        }
+    }
+
+    /// Call `id` is still waiting: if nothing was heard from the server for `limit`, that call and every other one
+    /// fail; otherwise it waits until `limit` after the last bytes heard.
+    private func expire(_ id: Int64, method: String, limit: Duration) {
         guard waiters[id] != nil else { return }
+        let silence = ContinuousClock.now - lastHeard
+        guard silence >= limit else { return armTimer(for: id, method: method, after: limit - silence, limit: limit) }
         fail(.noReply(address, limit, method: method))
     }
 
@@ -185,6 +195,7 @@ public actor ShelfClient {
                 reason = "\(error)"
                 break
             }
+            lastHeard = .now
             let events = bytes.isEmpty ? framer.finish() : framer.push(bytes)
             for event in events {
                 guard case .line(let line) = event else {

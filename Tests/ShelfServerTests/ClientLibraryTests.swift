@@ -189,6 +189,44 @@ private struct Failure: Error, CustomStringConvertible {
         try await withDeadline(seconds: 10) { try await body(listener.localAddress) }
     }
 
+    /// Found by review: the reply timeout counted from the request, so a large reply crossing a slow link (or a pong
+    /// behind a watch's notifications) failed while its bytes were still arriving.
+    @Test("a reply that keeps arriving, slowly, is not a timeout; silence for the timeout is")
+    func slowReplyIsNotSilence() async throws {
+        let listener = try TCPListener.listen(on: HostPort(host: "127.0.0.1", port: 0))
+        defer { listener.close() }
+        let pong = Array((#"{"jsonrpc":"2.0","id":1,"result":"pong"}"# + "\n").utf8)
+        let serving = Task {
+            let connection = try await listener.accept()
+            defer { connection.close() }
+            _ = try await connection.read()
+            // About 2.75 s in all, against a 2 s timeout: 4 bytes every 0.25 s (wide margins: the suite runs in
+            // parallel, and a sleep may overshoot).
+            for start in stride(from: 0, to: pong.count, by: 4) {
+                try await Task.sleep(for: .milliseconds(250))
+                try await connection.write(Array(pong[start..<min(start + 4, pong.count)]))
+            }
+            // Then nothing: the next call must fail after the timeout.
+            _ = try await connection.read()
+            _ = try? await connection.read()
+        }
+        defer { serving.cancel() }
+        try await withDeadline(seconds: 10) {
+            let client = try await ShelfClient.connect(to: listener.localAddress, timeout: .seconds(2))
+            try await client.ping()
+            do throws(ClientError) {
+                try await client.ping()
+                Issue.record("a ping nobody answers succeeded")
+            } catch {
+                guard case .noReply(_, let limit, let method) = error else {
+                    Issue.record("failed with \(error), not noReply")
+                    return
+                }
+                #expect(limit == .seconds(2) && method == "ping")
+            }
+        }
+    }
+
     @Test("an error with id null that the server sends on its own (too many connections) is the server's refusal")
     func refusalBeforeAnyCall() async throws {
         let listener = try TCPListener.listen(on: HostPort(host: "127.0.0.1", port: 0))
