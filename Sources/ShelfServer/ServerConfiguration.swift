@@ -31,6 +31,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// other connections first. Not a flag: tests make it tiny, so that a fast sender fills every read.
     var readChunkBytes = 65_536
 
+    /// A configuration with the defaults documented on each property (README, "shelfd").
     public init(
         listen: HostPort = HostPort(host: "127.0.0.1", port: ProtocolInfo.defaultPort),
         maxLineBytes: Int = LineFramer.defaultMaxLineBytes,

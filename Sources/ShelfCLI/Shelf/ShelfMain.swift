@@ -5,8 +5,6 @@ import ShelfWire
 
 /// `shelf`'s whole life: parse arguments, run one command against the server, print, exit.
 public enum ShelfMain {
-    /// Runs `shelf` and returns its exit status (`ExitCode`): 0 ok, 1 refused by the server, 64 usage,
-    /// 69 server unreachable or gone, 76 a reply that is not Shelf's protocol.
     /// `run(arguments:environment:output:)` with the arguments still as bytes (`CommandArguments.raw`): one that is
     /// not UTF-8 is a usage error (exit 64), not a title full of U+FFFD.
     public static func run(rawArguments: [[UInt8]], environment: [String: String], output: Output = .standard) async -> Int32 {
@@ -18,6 +16,9 @@ public enum ShelfMain {
         }
     }
 
+    /// Runs `shelf` with `arguments` (without the program name) and returns its exit status (`ExitCode`, README
+    /// "shelf"): 0 ok; 1 refused by the server, or an ID that matches no item or several; 64 usage; 69 server
+    /// unreachable, gone, or silent past `--timeout`; 76 a reply that is not Shelf's protocol.
     public static func run(arguments: [String], environment: [String: String], output: Output = .standard) async -> Int32 {
         let command: ShelfCommand
         do {
