@@ -29,7 +29,9 @@ import Testing
         #expect(await commit(reopened, addCommit(3, base: 2)).error == nil)
     }
 
-    @Test("a failed journal cut after a compaction stops all writes; the files still load with every acknowledged change")
+    @Test("a journal cut after a compaction that fails with the file unchanged stops nothing: the next compaction drops the records, and every acknowledged change loads")
+    // Found by a storage attack run: one failed cut after a compaction stopped all writes until a restart, though
+    // the journal it left (records the new snapshot already holds) was still right.
     func failedCutAfterCompaction() async throws {
         let files = try StoreFiles()
         defer { files.remove() }
@@ -43,16 +45,49 @@ import Testing
         var acknowledged: Revision = 0
         // One commit at a time, each followed by any compaction it made due: a commit appended while a compaction
         // runs sends its cut down the other path (the journal's replacement), which the armed fault does not reach.
-        while reported.withLock({ $0.isEmpty }), acknowledged < 20 {
+        while reported.withLock({ $0.count }) < 2, acknowledged < 60 {
             #expect(await commit(store, addCommit(acknowledged + 1, base: acknowledged)).error == nil)
             acknowledged += 1
             await store.waitUntilCompacted()
         }
-        let refused = await commit(store, addCommit(acknowledged + 1, base: acknowledged)).error != nil
-        #expect(refused, "the cut after the first compaction failed, so a later commit is refused")
-        #expect(reported.withLock { $0 } == [.stoppedWrites(.injected("truncate"))], "reported as stopping writes, not as a retry")
+        #expect(reported.withLock { $0 } == [.failed(.injected("truncate")), .recovered(afterFailures: 1)])
+        let records = try JournalFile.read(path: files.path + ".journal").records.count
+        #expect(records == 0, "the compaction after the failed cut dropped every record")
         let reopened = FileListStore(path: files.path)
         #expect(try await reopened.load().revision == acknowledged)
+    }
+
+    @Test("after a failed cut that left the journal's old records, a restart skips them and loads every change")
+    func restartAfterFailedCutAfterCompaction() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let faults = FileFaults()
+        let reported = Mutex<[CompactionEvent]>([])
+        let store = FileListStore(
+            path: files.path, faults: faults, compactionMinimumBytes: 256,
+            compactionEvents: { event in reported.withLock { $0.append(event) } })
+        _ = try await store.load()
+        faults.arm(.truncate)
+        var acknowledged: Revision = 0
+        while reported.withLock({ $0.isEmpty }), acknowledged < 30 {
+            #expect(await commit(store, addCommit(acknowledged + 1, base: acknowledged)).error == nil)
+            acknowledged += 1
+            await store.waitUntilCompacted()
+        }
+        #expect(reported.withLock { $0 } == [.failed(.injected("truncate"))])
+        // Two more, appended after the records the new snapshot holds.
+        for _ in 0..<2 {
+            #expect(await commit(store, addCommit(acknowledged + 1, base: acknowledged)).error == nil)
+            acknowledged += 1
+        }
+        let snapshotRevision = try SnapshotCodec.decode(try #require(try FileBytes.read(files.path)), path: files.path).revision
+        let records = try JournalFile.read(path: files.path + ".journal").records.map(\.revision)
+        #expect(records.first.map { $0 <= snapshotRevision } == true, "the journal still starts with records the snapshot holds")
+        #expect(records.last == acknowledged)
+        let reopened = FileListStore(path: files.path)
+        let list = try await reopened.load()
+        #expect(list.revision == acknowledged)
+        #expect(list.items.count == Int(acknowledged))
     }
 }
 

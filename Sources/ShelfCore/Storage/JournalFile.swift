@@ -15,8 +15,9 @@ final class JournalFile {
     /// After a failed preallocation, the `length` from which to try again (so a full disk does not get a large write
     /// after every round).
     private var preallocateAgainAt = 0
-    /// Set when a failed append could not be cut back: the file may end in a partial record, so no more may be
-    /// appended until the store is opened again (which drops the torn tail).
+    /// Set when a cut of unknown outcome left the journal's length unknown — a failed append that could not be cut
+    /// back, or a compaction's cut that failed after changing the file: it may end in a partial record, so no more
+    /// may be appended until the store is opened again (which drops the torn tail).
     private(set) var damaged = false
     /// Set when the directory sync after a replacement's rename failed (`dropFirst`): the rename may not be
     /// durable, so a restart could find the old journal, which lacks whatever is appended to this one from then on.
@@ -171,7 +172,7 @@ final class JournalFile {
     ///   and writes nothing until it succeeds.
     func dropFirst(_ count: Int, syncDirectory: @escaping () throws(StorageError) -> Void) throws(StorageError) {
         if count >= length {
-            try truncate(to: 0)
+            try truncate(to: 0, wholeRecordsPast: true)
             return
         }
         let rest = try FileBytes.read(fd, offset: count, count: length - count, path: path)
@@ -204,20 +205,36 @@ final class JournalFile {
     }
 
     /// Cuts the journal to `newLength` bytes and syncs it. On failure the journal's true length is unknown, so it
-    /// is marked `damaged`.
-    func truncate(to newLength: Int) throws(StorageError) {
+    /// is marked `damaged` — unless `wholeRecordsPast` says the bytes after `newLength` are whole records a new
+    /// snapshot already holds (a compaction's cut) and the `ftruncate` failed with the file's size unchanged: then
+    /// the journal is as it was, still right beside the new snapshot (a restart skips records at or below the
+    /// snapshot's revision), and the next compaction drops them. One failed cut then costs a retry, not every write
+    /// until a restart.
+    func truncate(to newLength: Int, wholeRecordsPast: Bool = false) throws(StorageError) {
+        let sizeBefore = wholeRecordsPast ? fileSize() : nil
         do throws(StorageError) {
             try faults?.check(.truncate)
             if retryingEINTR({ ftruncate(fd, off_t(newLength)) }) != 0 { throw .io(call: "ftruncate", path: path, errno: errno) }
+        } catch {
+            if sizeBefore == nil || fileSize() != sizeBefore { damaged = true }
+            throw error
+        }
+        do throws(StorageError) {
             if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
-            // A retry still waits for as many more bytes of records as it did, counted from the new end: after a
-            // compaction near the retry point the records would otherwise never reach it again.
-            preallocateAgainAt = max(0, preallocateAgainAt - max(0, length - newLength))
-            length = newLength
-            allocated = newLength
         } catch {
             damaged = true
             throw error
         }
+        // A retry still waits for as many more bytes of records as it did, counted from the new end: after a
+        // compaction near the retry point the records would otherwise never reach it again.
+        preallocateAgainAt = max(0, preallocateAgainAt - max(0, length - newLength))
+        length = newLength
+        allocated = newLength
+    }
+
+    /// The file's size in bytes, or nil when `fstat` fails (then nothing can be known about it).
+    private func fileSize() -> Int? {
+        var info = stat()
+        return fstat(fd, &info) == 0 ? Int(info.st_size) : nil
     }
 }
