@@ -23,6 +23,20 @@ import Testing
         #expect(ItemRow.text(Self.item("\u{9B}2J", read: true)) == "3fa2b1c4 [x] \\u{9b}2J")
     }
 
+    @Test("show prints one name-value line per field: full id, the title made safe, read state, when added, the revision that last changed it")
+    func details() {
+        var item = Self.item("abc\u{202E}fed", read: true)
+        item.revision = 42
+        #expect(ItemRow.details(item) == [
+            "id       3fa2b1c4-5d6e-4f70-8192-a3b4c5d6e7f8",
+            "title    abc\\u{202e}fed",
+            "read     yes",
+            "added    1970-01-01T00:00:00.000Z",
+            "changed  at revision 42",
+        ])
+        #expect(ItemRow.details(Self.item("Dune"))[2] == "read     no")
+    }
+
     @Test("the summary counts items and read items and names the revision, singular for one")
     func summary() {
         let unread = Self.item("A")

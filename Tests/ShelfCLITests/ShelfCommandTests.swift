@@ -45,6 +45,8 @@ import Testing
             (["rename", "3fa2", "Dune", "Messiah"], .rename(id: "3fa2", title: "Dune Messiah")),
             (["rm", "3fa2"], .remove(id: "3fa2")),
             (["remove", "3fa2"], .remove(id: "3fa2")),
+            (["show", "3fa2"], .show(id: "3fa2")),
+            (["get", "3fa2"], .show(id: "3fa2")),
             (["info"], .info),
             (["ping"], .ping),
             (["help"], .help(topic: nil)),
@@ -117,6 +119,32 @@ import Testing
     func badTimeout(text: String) {
         #expect(throws: UsageError("--timeout takes whole seconds from 0 (no limit) to 86400, not \"\(text)\"", command: "ping")) {
             try Self.parse(["--timeout=\(text)", "ping"])
+        }
+    }
+
+    @Test("--expect takes a revision, before or after a command that changes the list; without it there is none",
+          arguments: [(["add", "Dune"], nil), (["--expect", "0", "add", "Dune"], 0), (["read", "3fa2", "--expect=7"], 7),
+                      (["--expect", "18446744073709551615", "rm", "3fa2"], UInt64.max), (["toggle", "--expect", "3", "3fa2"], 3),
+                      (["rename", "3fa2", "--expect", "12", "Dune"], 12), (["unread", "--expect", "007", "3fa2"], 7)]
+                      as [([String], UInt64?)])
+    func expectRevision(arguments: [String], expected: UInt64?) throws {
+        #expect(try Self.parse(arguments).expect == expected)
+    }
+
+    @Test("--expect refuses anything but a whole number from 0 to 2^64-1",
+          arguments: ["-1", "+3", "3.0", "1e3", "", " 3", "18446744073709551616", "three"])
+    func badExpect(text: String) {
+        #expect(throws: UsageError("--expect takes a revision (a whole number, as `shelf info` shows), not \"\(text)\"", command: "add")) {
+            try Self.parse(["--expect=\(text)", "add", "Dune"])
+        }
+    }
+
+    @Test("--expect goes only with a command that changes the list", arguments: [["list"], ["show", "3fa2"], ["info"], ["ping"], ["watch"]])
+    func expectWithoutChange(arguments: [String]) {
+        #expect(throws: UsageError(
+            "--expect goes with a command that changes the list (add, read, unread, toggle, rename, rm)", command: arguments[0]
+        )) {
+            try Self.parse(["--expect", "3"] + arguments)
         }
     }
 
@@ -221,10 +249,10 @@ import Testing
     }
 
     @Test("every command and alias has help whose usage line names it, and shelf help lists it",
-          arguments: ["add", "list", "ls", "read", "unread", "toggle", "rename", "rm", "remove", "watch", "info", "ping", "help", "version"])
+          arguments: ["add", "list", "ls", "read", "unread", "toggle", "rename", "rm", "remove", "show", "get", "watch", "info", "ping", "help", "version"])
     func helpForEveryCommand(name: String) throws {
         let text = try #require(ShelfHelp.text(for: name))
-        let canonical = ["ls": "list", "remove": "rm"][name] ?? name
+        let canonical = ["ls": "list", "remove": "rm", "get": "show"][name] ?? name
         #expect(text.hasPrefix("usage: shelf \(canonical)"))
         #expect(ShelfHelp.usage.contains("\n  \(canonical) ") || ShelfHelp.usage.contains("alias: \(name))"))
         #expect(ShelfHelp.pointer(for: name) == text.split(separator: "\n")[0] + "\nrun 'shelf help \(name)' for more")

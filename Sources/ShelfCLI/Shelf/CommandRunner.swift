@@ -28,9 +28,14 @@ struct CommandRunner {
             try await mutate(.rename(id: try await resolve(id).id, title: title), verb: "renamed")
         case .remove(let id):
             let target = try await resolve(id)
-            let result = try await client.call(.mutate(.remove(id: target.id), expect: nil))
+            let result = try await client.call(.mutate(.remove(id: target.id), expect: command.expect))
             if printJSON(result) { return }
             output.line("removed \(target.title.map { "\(String(target.id.wireString.prefix(8))) \(TerminalText.visible($0))" } ?? target.id.wireString)")
+        case .show(let id):
+            let target = try await resolve(id)
+            let result = try await client.call(.get(target.id))
+            if printJSON(result) { return }
+            for line in ItemRow.details(try ResultDecoding.item(result).item) { output.line(line) }
         case .info:
             let result = try await client.call(.hello)
             if printJSON(result) { return }
@@ -46,7 +51,7 @@ struct CommandRunner {
     }
 
     private func mutate(_ mutation: Mutation, verb: String) async throws {
-        let result = try await client.call(.mutate(mutation, expect: nil))
+        let result = try await client.call(.mutate(mutation, expect: command.expect))
         if printJSON(result) { return }
         if let item = try ResultDecoding.mutation(result, of: mutation).item {
             output.line("\(verb) \(ItemRow.text(item))")

@@ -10,6 +10,17 @@ enum ItemRow {
         "\(shortID(item)) \(item.isRead ? "[x]" : "[ ]") \(TerminalText.visible(item.title))"
     }
 
+    /// What `show` prints: one `name  value` line per field, the title made safe.
+    static func details(_ item: Item) -> [String] {
+        [
+            "id       \(item.id.wireString)",
+            "title    \(TerminalText.visible(item.title))",
+            "read     \(item.isRead ? "yes" : "no")",
+            "added    \(Timestamp.format(item.addedAt))",
+            "changed  at revision \(item.revision)",
+        ]
+    }
+
     /// The line under `list`: `3 items, 1 read (revision 7)`.
     static func summary(_ items: [Item], revision: Revision) -> String {
         let read = items.filter(\.isRead).count

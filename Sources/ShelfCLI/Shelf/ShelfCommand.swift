@@ -1,3 +1,4 @@
+import ShelfCore
 import ShelfSockets
 import ShelfWire
 
@@ -11,6 +12,7 @@ public struct ShelfCommand: Equatable, Sendable {
         case toggle(id: String)
         case rename(id: String, title: String)
         case remove(id: String)
+        case show(id: String)
         case info
         case ping
         case watch
@@ -30,6 +32,18 @@ public struct ShelfCommand: Equatable, Sendable {
     /// then each reply — and how often `watch` pings it; `nil` (`--timeout 0`) waits for ever and turns the pings
     /// off. Default 10 s.
     public var timeout: Duration? = ShelfCommand.defaultTimeout
+    /// `--expect REVISION`: make the change conditional (PROTOCOL.md §7): it is made only if the list is still at
+    /// that revision, else the server answers `3 conflict` and nothing is written. Only with a command that changes
+    /// the list (`isChange`).
+    public var expect: Revision? = nil
+
+    /// Whether the command changes the list (and so may take `--expect`).
+    public var isChange: Bool {
+        switch action {
+        case .add, .setRead, .toggle, .rename, .remove: true
+        default: false
+        }
+    }
 
     /// 10 s: a reply from a live server comes in milliseconds; one that takes this long is stopped (SIGSTOP),
     /// wedged, or not shelfd.
@@ -43,6 +57,7 @@ public struct ShelfCommand: Equatable, Sendable {
         var serverFromOption = false
         var timeout: Duration? = defaultTimeout
         var json = false
+        var expect: Revision?
         var tokenSource = environment["SHELF_TOKEN"].flatMap { $0.isEmpty ? nil : TokenSource.value($0) }
         var flags: [String] = []
         var operands: [String] = []
@@ -64,6 +79,13 @@ public struct ShelfCommand: Equatable, Sendable {
                     case "json":
                         try ArgumentScanner.noValue(name, inline)
                         json = true
+                    case "expect":
+                        let text = try scanner.value(of: name, inline: inline)
+                        // Digits only: `+3`, ` 3` and `3.0` are not revisions (Revision(text) would take `+3`).
+                        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let revision = Revision(text) else {
+                            throw UsageError("--expect takes a revision (a whole number, as `shelf info` shows), not \"\(text)\"")
+                        }
+                        expect = revision
                     case "timeout":
                         let text = try scanner.value(of: name, inline: inline)
                         guard let seconds = Int(text), (0...86_400).contains(seconds) else {
@@ -110,9 +132,13 @@ public struct ShelfCommand: Equatable, Sendable {
             }
         }
         guard let name = operands.first else { throw UsageError("no command given") }
-        do {
+        do throws(UsageError) {
             let action = try Self.action(name, Array(operands.dropFirst()), flags: flags)
-            return ShelfCommand(server: server, json: json, token: tokenSource, action: action, timeout: timeout)
+            let parsed = ShelfCommand(server: server, json: json, token: tokenSource, action: action, timeout: timeout, expect: expect)
+            if expect != nil, !parsed.isChange {
+                throw UsageError("--expect goes with a command that changes the list (add, read, unread, toggle, rename, rm)")
+            }
+            return parsed
         } catch {
             throw UsageError(error.message, command: command)
         }
@@ -152,6 +178,9 @@ public struct ShelfCommand: Equatable, Sendable {
         case "rm", "remove":
             try expect(operands, count: 1, name)
             return .remove(id: operands[0])
+        case "show", "get":
+            try expect(operands, count: 1, name)
+            return .show(id: operands[0])
         case "info":
             try expect(operands, count: 0, name)
             return .info

@@ -15,6 +15,7 @@ enum ShelfHelp {
           toggle ID               flip an item's read state
           rename ID TITLE...      change an item's title
           rm ID                   remove an item (alias: remove)
+          show ID                 show one item: full id, title, read state, when added (alias: get)
           watch                   show the list, then every change as it happens (Ctrl-C stops)
           info                    show the server's version and the list revision
           ping                    check that the server answers
@@ -26,6 +27,8 @@ enum ShelfHelp {
         options:
           --server HOST:PORT      the server (default $SHELF_SERVER, else 127.0.0.1:\(ProtocolInfo.defaultPort))
           --json                  print each result as one JSON line
+          --expect REVISION       change the list only if it is still at REVISION (info shows it);
+                                  else exit 1 and change nothing
           --token-file PATH       authenticate with the token in PATH (default $SHELF_TOKEN)
           --timeout SECONDS       give up on a server that has not answered after this long (default 10;
                                   0 waits for ever); watch pings that often (not with 0) and retries
@@ -53,6 +56,7 @@ enum ShelfHelp {
         "rename": "usage: shelf rename ID [--] TITLE...\n\nChanges the item's title (same rules as add; put -- before a title with a word that starts with -).",
         "rm": "usage: shelf rm ID\n\nRemoves the item.",
         "watch": "usage: shelf watch\n\nShows the list, then one line per change as it happens:\n  + 3fa2b1c4 Dune          added\n  ~ 3fa2b1c4 [x] Dune      read state or title changed\n  - 3fa2b1c4 Dune          removed\nIf the server goes away, is full, or does not answer within --timeout (it pings the server\nthat often while watching; --timeout 0 turns that off), it retries, waiting up to 5 s\nbetween tries, and resumes where it left off, or lists again if the server restarted\nmeanwhile. With --json it prints the list result and then each raw notification.\nCtrl-C stops it.",
+        "show": "usage: shelf show ID\n\nShows one item: its full id, title, read state, when it was added, and the revision that\nlast changed it. With --json it prints the raw get result.",
         "info": "usage: shelf info\n\nShows the server's name, version, protocol and the current list revision.",
         "ping": "usage: shelf ping\n\nPrints pong when the server answers.",
         "help": "usage: shelf help [COMMAND]\n\nShows help for shelf or for one command.",
@@ -62,7 +66,7 @@ enum ShelfHelp {
     /// Help for `topic` (a command name or alias), or `nil` when there is no such command.
     static func text(for topic: String?) -> String? {
         guard let topic else { return usage }
-        let aliases = ["ls": "list", "remove": "rm"]
+        let aliases = ["ls": "list", "remove": "rm", "get": "show"]
         return topics[aliases[topic] ?? topic]
     }
 }

@@ -103,6 +103,10 @@ public enum ShelfMain {
             let unsure = MethodCall.changeMethods.contains(method) ? "; the change may or may not have been made (shelf list shows)" : ""
             return "no reply from \(address) within \(limit.components.seconds) s (--timeout; is shelfd stopped or overloaded?)\(unsure)"
         }
+        if case .server(let rpc) = error, rpc.knownCode == .conflict, let expected = command.expect {
+            let now = rpc.data["revision"]?.numberValue?.uint64.map { " is at revision \($0)," } ?? " is"
+            return "nothing was changed: the list\(now) not at revision \(expected) (--expect); see what changed with shelf list"
+        }
         guard case .server(let rpc) = error, rpc.knownCode == .unauthorized else { return "\(error)" }
         switch command.token {
         case nil: return "this server requires a token: pass --token-file PATH or set SHELF_TOKEN"
