@@ -2,9 +2,10 @@
 import PackageDescription
 
 // Layers (dependencies point down only; see ../shared/design.md):
-//   shelfd, shelf            executables: call ShelfCLI and exit
+//   shelfd, shelf            executables: call ShelfdCLI / ShelfCLI and exit
 //   shelf-bench              load generator for scripts/bench (any line protocol: shelfd, redis-server)
-//   ShelfCLI                 command lines: arguments, signals, output formats, exit codes
+//   ShelfdCLI, ShelfCLI      each command's line: options, help, what it prints, its exit statuses
+//   ShelfCommandLine         what both share: argument scanning, signals, output streams, exit codes, token files
 //   ShelfServer, ShelfClient sessions, listener, limits | connection, request ids
 //   ShelfWire                JSON, line framing, JSON-RPC 2.0 messages and method shapes
 //   ShelfCore                values, validation, the ReadingList actor, ListStore + adapters
@@ -32,10 +33,15 @@ let package = Package(
         .target(name: "ShelfWire", dependencies: ["ShelfJSON", "ShelfCore"]),
         .target(name: "ShelfServer", dependencies: ["ShelfJSON", "ShelfCore", "ShelfWire", "ShelfSockets"]),
         .target(name: "ShelfClient", dependencies: ["ShelfJSON", "ShelfCore", "ShelfWire", "ShelfSockets"]),
+        .target(name: "ShelfCommandLine", dependencies: ["ShelfJSON"]),
+        // The client's command line does not link the server, nor the server's the client.
         .target(
             name: "ShelfCLI",
-            dependencies: ["ShelfServer", "ShelfClient", "ShelfWire", "ShelfCore", "ShelfJSON", "ShelfSockets"]),
-        .executableTarget(name: "shelfd", dependencies: ["ShelfCLI"]),
+            dependencies: ["ShelfCommandLine", "ShelfClient", "ShelfWire", "ShelfCore", "ShelfJSON", "ShelfSockets"]),
+        .target(
+            name: "ShelfdCLI",
+            dependencies: ["ShelfCommandLine", "ShelfServer", "ShelfWire", "ShelfCore", "ShelfJSON", "ShelfSockets"]),
+        .executableTarget(name: "shelfd", dependencies: ["ShelfdCLI"]),
         .executableTarget(name: "shelf", dependencies: ["ShelfCLI"]),
         .executableTarget(name: "shelf-bench", dependencies: ["ShelfSockets"]),
         // Deadlines shared by the test targets (a test target cannot hold code another one imports).
@@ -45,7 +51,7 @@ let package = Package(
         .testTarget(name: "ShelfJSONTests", dependencies: ["ShelfJSON", "ShelfTestSupport"]),
         .testTarget(name: "ShelfWireTests", dependencies: ["ShelfJSON", "ShelfWire", "ShelfTestSupport"]),
         .testTarget(name: "ShelfServerTests", dependencies: ["ShelfJSON", "ShelfServer", "ShelfClient", "ShelfTestSupport"]),
-        .testTarget(name: "ShelfCLITests", dependencies: ["ShelfCLI"]),
+        .testTarget(name: "ShelfCLITests", dependencies: ["ShelfCLI", "ShelfdCLI", "ShelfCommandLine"]),
         .testTarget(name: "EndToEndTests", dependencies: ["shelfd", "shelf", "ShelfTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -38,7 +38,7 @@ public actor Server {
     /// - Parameter runID: the run id `hello` reports (protocol/PROTOCOL.md §5): random for every server, so a client
     ///   resuming a `watch` can tell that the server restarted and that a revision may name another list (a
     ///   `--store memory` server starts again from 0, §6). Tests fix it.
-    public init(list: ReadingList, configuration: ServerConfiguration, log: ServerLog = .standardError, runID: UUID = UUID.random()) {
+    public init(list: ReadingList, configuration: ServerConfiguration, log: ServerLog, runID: UUID = UUID.random()) {
         self.list = list
         self.configuration = configuration
         self.log = log

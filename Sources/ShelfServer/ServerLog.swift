@@ -10,11 +10,6 @@ public struct ServerLog: Sendable {
         self.sink = sink
     }
 
-    /// Lines go to standard error, prefixed with an RFC 3339 timestamp.
-    public static let standardError = ServerLog { line in
-        StandardStream.error.write("\(Timestamp.format(Date())) \(line)\n")
-    }
-
     /// Lines are dropped (tests).
     public static let silent = ServerLog { _ in }
 

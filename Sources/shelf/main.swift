@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCLI
+import ShelfCommandLine
 
 signal(SIGPIPE, SIG_IGN)
 let status = await ShelfMain.run(

@@ -1,5 +1,5 @@
 import Foundation
-import ShelfCLI
+import ShelfdCLI
 
 let status = await ShelfdMain.run(
     arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)

@@ -1,8 +1,9 @@
 import ShelfServer
 import ShelfSockets
 import Testing
+@testable import ShelfdCLI
+@testable import ShelfCommandLine
 
-@testable import ShelfCLI
 
 @Suite struct ShelfdCommandTests {
     private static let home = ["HOME": "/home/ada"]

@@ -1,3 +1,4 @@
+import ShelfCommandLine
 import ShelfCore
 import ShelfServer
 import ShelfSockets

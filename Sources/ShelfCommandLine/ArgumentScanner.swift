@@ -1,7 +1,7 @@
 /// Splits command-line words into options and operands the way most Unix tools do: `--name value`,
 /// `--name=value`, `-h`, and `--` ending the options (so a title may start with `-`).
-struct ArgumentScanner {
-    enum Token: Equatable {
+package struct ArgumentScanner {
+    package enum Token: Equatable {
         /// `--name`, `--name=value` (inline value) or `-h` (name `h`). A single-dash word of several letters keeps
         /// its dash in `name` (`-rf`), so it matches no long option and is reported as typed.
         case option(name: String, inlineValue: String?)
@@ -11,12 +11,12 @@ struct ArgumentScanner {
     private var words: ArraySlice<String>
     private var optionsEnded = false
 
-    init(_ words: [String]) {
+    package init(_ words: [String]) {
         self.words = words[...]
     }
 
     /// The next token, or `nil` at the end.
-    mutating func next() -> Token? {
+    package mutating func next() -> Token? {
         guard let word = words.popFirst() else { return nil }
         if optionsEnded { return .operand(word) }
         if word == "--" {
@@ -41,20 +41,20 @@ struct ArgumentScanner {
 
     /// The value of an option that takes one: its inline value, else the next word.
     /// - Throws: `UsageError` when there is none.
-    mutating func value(of option: String, inline: String?) throws(UsageError) -> String {
+    package mutating func value(of option: String, inline: String?) throws(UsageError) -> String {
         if let inline { return inline }
         guard let word = words.popFirst() else { throw UsageError("\(Self.spelled(option)) needs a value") }
         return word
     }
 
     /// How the user spelled an option name: `--listen`, `-h`, `-rf`.
-    static func spelled(_ name: String) -> String {
+    package static func spelled(_ name: String) -> String {
         if name.hasPrefix("-") { return name }
         return name.count == 1 ? "-\(name)" : "--\(name)"
     }
 
     /// Refuses a value given to an option that takes none (`--json=no`).
-    static func noValue(_ name: String, _ inline: String?) throws(UsageError) {
+    package static func noValue(_ name: String, _ inline: String?) throws(UsageError) {
         if inline != nil { throw UsageError("\(spelled(name)) takes no value") }
     }
 }

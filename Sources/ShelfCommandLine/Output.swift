@@ -1,5 +1,5 @@
 import Foundation
-import ShelfServer
+
 
 /// Where a command prints: standard output for results, standard error for errors and logs. Injected so tests
 /// can run the commands in-process and read what they printed.
@@ -26,9 +26,9 @@ public struct Output: Sendable {
         err: { StandardStream.error.write($0) })
 
     /// Prints `line` and a newline to standard output.
-    func line(_ line: String) { out(line + "\n") }
+    package func line(_ line: String) { out(line + "\n") }
 
     /// Prints `line` and a newline to standard error, control characters escaped (`TerminalText.visibleLines`): an
     /// error's message may come from the server, and a server could otherwise drive the terminal.
-    func error(_ line: String) { err(TerminalText.visibleLines(line) + "\n") }
+    package func error(_ line: String) { err(TerminalText.visibleLines(line) + "\n") }
 }

@@ -2,15 +2,15 @@ import Foundation
 
 /// Reads a shared token from a file (`shelfd --token-file`, `shelf --token-file`): the whole file, surrounding
 /// whitespace and newlines trimmed. The token itself is never printed or logged.
-enum TokenFile {
+package enum TokenFile {
     /// Why a token file cannot be used.
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// The token in the file at `path`: a regular file (not a FIFO, which would block, nor a directory), read
     /// whole with the system's own calls, so a failure says what the system said.
-    static func read(_ path: String) -> Result<String, Failure> {
+    package static func read(_ path: String) -> Result<String, Failure> {
         var fd: Int32
         repeat { fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) } while fd < 0 && errno == EINTR
         guard fd >= 0 else { return .failure(cannotRead(path, errno)) }

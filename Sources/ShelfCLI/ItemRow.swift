@@ -1,3 +1,4 @@
+import ShelfCommandLine
 import ShelfCore
 
 /// How `shelf` prints an item: `3fa2b1c4 [x] Dune` — the 8-digit short id, the read mark, the title made safe.

@@ -3,12 +3,12 @@ import Glibc
 
 /// Turns SIGINT and SIGTERM into an async sequence, and ignores SIGPIPE (a vanished client must never kill the
 /// server; sockets also send with MSG_NOSIGNAL).
-final class SignalWatcher {
+package final class SignalWatcher {
     /// The signals received, in order.
-    let signals: AsyncStream<Int32>
+    package let signals: AsyncStream<Int32>
     private let sources: [any DispatchSourceSignal]
 
-    init(_ watched: [Int32] = [SIGINT, SIGTERM]) {
+    package init(_ watched: [Int32] = [SIGINT, SIGTERM]) {
         signal(SIGPIPE, SIG_IGN)
         let (stream, sink) = AsyncStream.makeStream(of: Int32.self)
         signals = stream

@@ -1,3 +1,4 @@
+import ShelfCommandLine
 import ShelfServer
 
 /// What `shelfd` serves and how.

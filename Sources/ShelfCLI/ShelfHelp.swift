@@ -1,3 +1,4 @@
+import ShelfCommandLine
 import ShelfWire
 
 /// `shelf`'s help texts (README, "The shelf command").

@@ -1,3 +1,4 @@
+import ShelfCommandLine
 import Foundation
 import Glibc
 

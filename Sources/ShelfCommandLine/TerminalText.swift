@@ -3,8 +3,8 @@ import ShelfJSON
 /// Makes text safe to print on a terminal: control characters (C0, DEL, C1) and bidirectional-override
 /// characters are shown as `\u{…}` escapes, so nothing a title holds can move the cursor, change colours or
 /// reorder the line.
-enum TerminalText {
-    static func visible(_ text: String) -> String {
+package enum TerminalText {
+    package static func visible(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
@@ -19,7 +19,7 @@ enum TerminalText {
 
     /// `visible(_:)` for each line of `text`, keeping its line breaks (LF): for messages of several lines whose parts
     /// may come from a server (an error's message) or a file (a log line naming a title).
-    static func visibleLines(_ text: String) -> String {
+    package static func visibleLines(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: { $0 != "\n" && isUnsafe($0) }) else { return text }
         return text.split(separator: "\n", omittingEmptySubsequences: false).map { visible(String($0)) }.joined(separator: "\n")
     }
@@ -27,7 +27,7 @@ enum TerminalText {
     /// `value` as one line of JSON for `--json`, with the same characters escaped as `\uXXXX` (JSON's own
     /// escape, so a JSON reader gets the text unchanged): JSON requires escaping only U+0000–U+001F, which would
     /// leave DEL, C1 controls and bidi overrides raw on the terminal.
-    static func json(_ value: JSONValue) -> String {
+    package static func json(_ value: JSONValue) -> String {
         let encoded = String(decoding: JSONWriter.encode(value), as: UTF8.self)
         guard encoded.unicodeScalars.contains(where: isUnsafe) else { return encoded }
         var result = ""
