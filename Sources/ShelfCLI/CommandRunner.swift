@@ -1,6 +1,6 @@
-import ShelfCommandLine
 import Foundation
 import ShelfClient
+import ShelfCommandLine
 import ShelfCore
 import ShelfJSON
 import ShelfWire

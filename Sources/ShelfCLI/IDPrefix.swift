@@ -1,5 +1,5 @@
-import ShelfCommandLine
 import Foundation
+import ShelfCommandLine
 import ShelfCore
 
 /// Resolves what a user typed as an ID: a full UUID, or a unique prefix of at least `minimumLength` hex digits of

@@ -48,10 +48,4 @@ public enum JSONValue: Sendable, Equatable, Hashable {
         if case .object(let value) = self { return value }
         return nil
     }
-
-    /// True if this is `.null`.
-    public var isNull: Bool {
-        if case .null = self { return true }
-        return false
-    }
 }

@@ -31,6 +31,8 @@ public actor Server {
     private var runFinished = false
     /// Refused connections closing gracefully now (`maxLingeringRefusals`).
     private var lingeringRefusals = 0
+    /// Failed `accept` calls (out of descriptors, say): logged at most once every 10 s.
+    private var acceptFailures = LogThrottle(interval: .seconds(10))
     private var feedSubscription: UInt64?
     private var runWaiters: [CheckedContinuation<Void, Never>] = []
 
@@ -78,8 +80,12 @@ public actor Server {
                 do {
                     connection = try await listener.accept()
                 } catch SocketError.failed(let call, let code) {
-                    // Out of descriptors or memory: back off instead of spinning; accepting resumes by itself.
-                    log("\(call)() failed: \(String(cString: strerror(code))) (errno \(code)); retrying in 100 ms")
+                    // Out of descriptors or memory: back off instead of spinning; accepting resumes by itself. That
+                    // can last, so at most one line every 10 s, not ten a second.
+                    if let unlogged = acceptFailures.admit(now: .now) {
+                        let more = unlogged > 0 ? " (\(unlogged) more such failure(s) since the last such line)" : ""
+                        log("\(call)() failed: \(String(cString: strerror(code))) (errno \(code)); retrying every 100 ms\(more)")
+                    }
                     try? await Task.sleep(for: .milliseconds(100))
                     continue
                 } catch {

@@ -1,18 +1,11 @@
 import ShelfCore
 import Synchronization
 
-/// Logs failed saves (`ReadingList.onStorageFailure`), at most one line a second: a full disk fails every round of
-/// commits, hundreds a second, and each client already gets `storage_failed`; the operator needs to see that it
-/// happens and why, not each one. Failures within the second after a line are counted and reported with the next
-/// line.
+/// Logs failed saves (`ReadingList.onStorageFailure`), at most one line a second (`LogThrottle`): a full disk fails
+/// every round of commits, hundreds a second, and each client already gets `storage_failed`.
 final class StorageFailureLog: Sendable {
-    private struct State {
-        var lastLine: ContinuousClock.Instant?
-        var unreportedSaves = 0
-    }
-
     private let log: ServerLog
-    private let state = Mutex(State())
+    private let throttle = Mutex(LogThrottle(interval: StorageFailureLog.interval))
 
     /// The least time between two lines: 1 s.
     static let interval: Duration = .seconds(1)
@@ -23,15 +16,7 @@ final class StorageFailureLog: Sendable {
 
     /// Records `failure` and logs it unless a line went out less than `interval` ago.
     func record(_ failure: ReadingList.StorageFailure, now: ContinuousClock.Instant = .now) {
-        let unreported = state.withLock { state -> Int? in
-            if let last = state.lastLine, now - last < Self.interval {
-                state.unreportedSaves += 1
-                return nil
-            }
-            defer { state = State(lastLine: now) }
-            return state.unreportedSaves
-        }
-        guard let unreported else { return }
+        guard let unreported = throttle.withLock({ $0.admit(now: now) }) else { return }
         var line = failure.error == .revisionsExhausted
             ? "a change was refused (\(failure.error)): answered storage_failed"
             : "a save failed (\(failure.error)): its change and those decided after it were answered "

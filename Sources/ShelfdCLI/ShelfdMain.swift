@@ -1,5 +1,5 @@
-import ShelfCommandLine
 import Foundation
+import ShelfCommandLine
 import ShelfCore
 import ShelfServer
 import ShelfSockets

@@ -1,6 +1,6 @@
-import ShelfCommandLine
 import Foundation
 import Glibc
+import ShelfCommandLine
 
 /// The write end of the self-pipe the signal handler writes to; set once, before the handler is installed.
 nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
@@ -23,13 +23,17 @@ final class TerminationSignals: Sendable {
             sink.finish()
             return
         }
+        // Glibc's module has no pipe2; shelfd starts no processes, so nothing can inherit the ends in between.
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         signalPipeWriteEnd = ends[1]
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { number in
-            // Only async-signal-safe calls here: one write(2).
+            // Only async-signal-safe calls here: one write(2), and errno put back as it was, for the code the
+            // signal interrupted may be about to read it.
+            let interruptedErrno = errno
             var byte = UInt8(truncatingIfNeeded: number)
             _ = write(signalPipeWriteEnd, &byte, 1)
+            errno = interruptedErrno
         }
         sigemptyset(&action.sa_mask)
         action.sa_flags = SA_RESTART

@@ -127,7 +127,7 @@ final class JournalFile {
             // At the recorded length, wherever a failed write left the file: a torn tail is overwritten.
             try FileBytes.writeAll(bytes[...], to: fd, at: before, path: path)
             try faults?.check(.fsync)
-            if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
+            if retryingEINTR({ fdatasync(fd) }) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
             length = before + bytes.count
             allocated = max(allocated, length)
         } catch {
@@ -153,7 +153,7 @@ final class JournalFile {
         do throws(StorageError) {
             try FileBytes.writeAll([UInt8](repeating: 0, count: target - start)[...], to: fd, at: start, path: path)
             try faults?.check(.preallocate)
-            if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
+            if retryingEINTR({ fdatasync(fd) }) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
             allocated = target
         } catch {
             // Gives back what a full disk let through; unsynced, as zeros past the last record need no sync.
@@ -181,7 +181,7 @@ final class JournalFile {
         do throws(StorageError) {
             try faults?.check(.rotate)
             try FileBytes.writeAll(rest[...], to: temp, at: 0, path: tempPath)
-            if fdatasync(temp) != 0 { throw .io(call: "fdatasync", path: tempPath, errno: errno) }
+            if retryingEINTR({ fdatasync(temp) }) != 0 { throw .io(call: "fdatasync", path: tempPath, errno: errno) }
             if rename(tempPath, path) != 0 { throw .io(call: "rename", path: path, errno: errno) }
         } catch {
             close(temp)
@@ -220,7 +220,7 @@ final class JournalFile {
             throw error
         }
         do throws(StorageError) {
-            if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
+            if retryingEINTR({ fdatasync(fd) }) != 0 { throw .io(call: "fdatasync", path: path, errno: errno) }
         } catch {
             damaged = true
             throw error

@@ -10,8 +10,6 @@ import ShelfJSON
 public enum SnapshotCodec {
     /// The format this build writes.
     public static let format = 2
-    /// The formats this build reads.
-    public static let readableFormats: Set<Int> = [1, 2]
 
     /// Encodes `snapshot` in format 2.
     public static func encode(_ snapshot: ListSnapshot) -> [UInt8] {

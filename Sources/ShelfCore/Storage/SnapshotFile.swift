@@ -82,12 +82,12 @@ struct SnapshotFile: Sendable {
                 try FileBytes.writeAll(data[start..<end], to: fd, at: start, path: tempPath)
                 if end < data.count {
                     try faults?.check(.syncSlice)
-                    if fdatasync(fd) != 0 { throw .io(call: "fdatasync", path: tempPath, errno: errno) }
+                    if retryingEINTR({ fdatasync(fd) }) != 0 { throw .io(call: "fdatasync", path: tempPath, errno: errno) }
                 }
                 start = end
             }
             try faults?.check(.fsync)
-            if fsync(fd) != 0 { throw .io(call: "fsync", path: tempPath, errno: errno) }
+            if retryingEINTR({ fsync(fd) }) != 0 { throw .io(call: "fsync", path: tempPath, errno: errno) }
             close(fd)
         } catch {
             close(fd)
@@ -108,16 +108,6 @@ struct SnapshotFile: Sendable {
         let fd = retryingEINTR { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         if fd < 0 { throw .io(call: "open", path: directory, errno: errno) }
         defer { close(fd) }
-        if fsync(fd) != 0 { throw .io(call: "fsync", path: directory, errno: errno) }
-    }
-}
-
-/// Repeats a system call while it fails with EINTR; returns its final result (errno intact after -1).
-@inline(__always)
-func retryingEINTR<T: BinaryInteger>(_ call: () -> T) -> T {
-    while true {
-        let result = call()
-        if result == -1, errno == EINTR { continue }
-        return result
+        if retryingEINTR({ fsync(fd) }) != 0 { throw .io(call: "fsync", path: directory, errno: errno) }
     }
 }
