@@ -1,8 +1,8 @@
 import Synchronization
 import Testing
+
 @testable import ShelfCLI
 @testable import ShelfCommandLine
-
 
 /// Arguments are decoded as UTF-8, strictly (`CommandArguments`).
 @Suite struct CommandArgumentsTests {

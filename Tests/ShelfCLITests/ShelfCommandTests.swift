@@ -1,9 +1,9 @@
 import ShelfSockets
 import ShelfWire
 import Testing
+
 @testable import ShelfCLI
 @testable import ShelfCommandLine
-
 
 @Suite struct ShelfCommandTests {
     typealias Action = ShelfCommand.Action

@@ -1,9 +1,9 @@
 import ShelfServer
 import ShelfSockets
 import Testing
-@testable import ShelfdCLI
-@testable import ShelfCommandLine
 
+@testable import ShelfCommandLine
+@testable import ShelfdCLI
 
 @Suite struct ShelfdCommandTests {
     private static let home = ["HOME": "/home/ada"]
@@ -142,12 +142,18 @@ import Testing
         #expect(try Self.parse(arguments) == .serve(ShelfdOptions(configuration: configuration, store: Self.homeStore)))
     }
 
-    @Test("the numeric options default to 1 MiB per line, 8 MiB queued per connection and 10000 changes of history")
-    func numberDefaults() {
-        let configuration = ServerConfiguration()
+    @Test("the numeric options default to 1 MiB per line, 8 MiB queued per connection, 10000 changes of history, 1024 connections and no idle timeout")
+    func numberDefaults() throws {
+        guard case .serve(let options) = try Self.parse([]) else {
+            Issue.record("no arguments did not parse to serve")
+            return
+        }
+        let configuration = options.configuration
         #expect(configuration.maxLineBytes == 1 << 20)
         #expect(configuration.maxOutboundBytes == 8 << 20)
         #expect(configuration.historyLimit == 10_000)
+        #expect(configuration.maxConnections == 1024)
+        #expect(configuration.idleTimeout == nil)
     }
 
     @Test(

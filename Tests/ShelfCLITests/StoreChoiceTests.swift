@@ -1,9 +1,9 @@
 import Foundation
-@testable import ShelfCore
 import ShelfSockets
 import Testing
-@testable import ShelfdCLI
 
+@testable import ShelfCore
+@testable import ShelfdCLI
 
 /// The file store as `shelfd` makes it (`StoreChoice.makeStore()`): the commits of one round of the event loop are
 /// handed over together, at the round's end, and share one write and one fdatasync.

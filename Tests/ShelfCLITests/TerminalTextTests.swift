@@ -1,8 +1,8 @@
 import ShelfJSON
 import Synchronization
 import Testing
-@testable import ShelfCommandLine
 
+@testable import ShelfCommandLine
 
 @Suite struct TerminalTextTests {
     @Test(

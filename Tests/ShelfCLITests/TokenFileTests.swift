@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@testable import ShelfCommandLine
 
+@testable import ShelfCommandLine
 
 /// `TokenFile.read` (README, "Sharing on a LAN"): the token is the file's text, trimmed; a file that cannot be one
 /// is refused with what the system said, and a FIFO is refused rather than waited on.
