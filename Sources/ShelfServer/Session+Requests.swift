@@ -4,28 +4,6 @@ import ShelfWire
 import Synchronization
 
 extension Session {
-    /// One response, encoded: a JSON-RPC response object (no LF) and the list revision it carries, if any.
-    struct Encoded: Sendable {
-        var json: [UInt8]
-        var revision: Revision?
-        /// Whole lines to write just before the response: a `watch`'s backlog of `changed` notifications.
-        var before: [UInt8] = []
-
-        /// `before`, then the response and its LF, for the writer; `held` bytes of the reply budget go with it. Made
-        /// in the buffer of `before` (or of `json`), not a new one.
-        consuming func reply(held: Int) -> Outbox.Reply {
-            var line: [UInt8] = []
-            if before.isEmpty {
-                swap(&line, &json)
-            } else {
-                swap(&line, &before)
-                line.append(contentsOf: json)
-            }
-            line.append(0x0A)
-            return Outbox.Reply(line: line, revision: revision, held: held)
-        }
-    }
-
     /// Produces one response when the writer gets to it; `nil` for a notification.
     typealias Answer = nonisolated(nonsending) @Sendable () async -> Encoded?
 
@@ -83,59 +61,6 @@ extension Session {
         promise.fulfil((makeAnswer(for: prepared), idBytes + more))
     }
 
-    /// Queues the reply job for a batch (one line with every element's response), then carries the elements out.
-    @inline(never)
-    private nonisolated(nonsending) func answerBatch(_ elements: [IncomingMessage.IncomingRequest], context: inout ReaderContext) async {
-        guard elements.count <= Self.maxBatchElements else {
-            let error = RPCError(
-                .invalidRequest,
-                "Invalid request: a batch of \(elements.count) requests; the limit is \(Self.maxBatchElements)")
-            let line = Self.line(Self.encode(RPCResponse(id: .null, outcome: .failure(error))).json)
-            outbox.push { Outbox.Reply(line: line, revision: nil, held: 0) }
-            return
-        }
-        let promise = ReplyPromise<([Answer], Int)>()
-        outbox.push {
-            let (answers, held) = await promise.value
-            var replies: [Encoded] = []
-            for answer in answers {
-                if let reply = await answer() { replies.append(reply) }
-            }
-            // JSON-RPC 2.0 §6: a batch of notifications gets no reply at all.
-            return replies.isEmpty ? nil : Self.batchLine(replies, held: held)
-        }
-        var answers: [Answer] = []
-        var encodedBytes = 0
-        // A watching connection gets a `changed` line for each of its own changes too, queued behind this batch's
-        // line until it is written: counted with the reply, so they stay under the notification limit (a watcher
-        // reading promptly was cut off as a slow consumer by its own batch of toggles).
-        let perChange = feed.isWatching(connection.id) ? 2 : 1
-        await outbox.waitForRoom()
-        for element in elements where context.keepReading && outbox.writeFailure == nil {
-            // The batch's line is written whole, so its replies cannot wait for room: past the budget (after at
-            // least one reply, however large) the rest are refused, not carried out. A batch of 1000 `list`s of a
-            // 2 MB list held 4.4 GB before this. A notification is carried out regardless: it adds no reply.
-            let prepared = element.id != nil && encodedBytes > 0 && encodedBytes >= outbox.maxBytes
-                ? Self.answer(element.id, .failure(Self.batchOverBudget(outbox.maxBytes)))
-                : await prepare(element, context: &context)
-            answers.append(makeAnswer(for: prepared))
-            encodedBytes += prepared.encodedBytes
-            // A mutation's reply is made later, by the writer, but counts now: it repeats the item, whose title
-            // may be 32 KiB (1000 `mark`s of one such item made a 31 MB line).
-            if let (submission, id) = prepared.mutation, let id {
-                // The notification carries the item, not the id.
-                let estimate = Self.estimatedReplyBytes(await list.decidedOutcome(of: submission))
-                encodedBytes += estimate * perChange + Self.heldIDBytes(id)
-            }
-        }
-        // Held once for the whole batch: its line is written only when every element is ready.
-        await outbox.holdReplyBytes(encodedBytes)
-        promise.fulfil((answers, encodedBytes))
-    }
-
-    /// The most requests one batch may hold; a larger batch gets one -32600 (protocol/PROTOCOL.md §10).
-    static let maxBatchElements = 1000
-
     /// About how many bytes the reply to a mutation with `outcome` takes, before it is made: its item's title as
     /// JSON (UTF-8 as is, two bytes for each `"` and `\`) and about 256 bytes for the rest (the request's id, which
     /// is echoed too, is bounded by the line it came in).
@@ -157,14 +82,6 @@ extension Session {
         case .null?, nil: return 0
         }
         return bytes >= 1024 ? bytes : 0
-    }
-
-    /// The error for a request of a batch whose earlier replies already hold the reply budget (`maxBytes`,
-    /// `--max-outbound-bytes`); the request is not carried out (protocol/PROTOCOL.md §10).
-    static func batchOverBudget(_ maxBytes: Int) -> RPCError {
-        RPCError(
-            .invalidRequest,
-            "Invalid request: this batch's replies passed \(maxBytes) bytes before this request, which was not carried out; send it again on its own")
     }
 
     /// One carried-out request: the closure that produces its response (`nil` for a notification), and how many
@@ -362,64 +279,10 @@ extension Session {
         }
     }
 
-    /// The response to a mutation: `{"revision","item"}` or `{"revision","id"}` (written straight to bytes), or its
-    /// error.
-    static func encode(id: RequestID, mutation outcome: Result<MutationResult, ReadingListError>) -> Encoded {
-        var json: [UInt8] = []
-        json.reserveCapacity(256)
-        appendResponse(id: id, mutation: outcome, to: &json)
-        return Encoded(json: json, revision: revision(of: outcome))
-    }
-
-    /// Appends the response `encode(id:mutation:)` makes (no LF) to `bytes`, with no buffer of its own.
-    static func appendResponse(id: RequestID, mutation outcome: Result<MutationResult, ReadingListError>, to bytes: inout [UInt8]) {
-        switch outcome {
-        case .success(let result):
-            let method: MethodResult =
-                if let item = result.item { .item(revision: result.revision, item: item) }
-                else { .removed(revision: result.revision, id: result.id) }
-            method.appendResponse(id: id, to: &bytes)
-        case .failure(let error):
-            JSONWriter.append(RPCResponse(id: id, outcome: .failure(RPCError(error))).json, to: &bytes)
-        }
-    }
-
-    /// The list revision a mutation's response carries: the one reached, or for a conflict the list's (`data.revision`).
-    /// Like a success reply, a conflict follows the connection's notifications up to it (protocol/PROTOCOL.md §6).
-    static func revision(of outcome: Result<MutationResult, ReadingListError>) -> Revision? {
-        switch outcome {
-        case .success(let result): result.revision
-        case .failure(.conflict(let current)): current
-        case .failure: nil
-        }
-    }
-
     /// An answer known now: encoded at once, or nothing for a notification.
-    private static func answer(_ id: RequestID?, _ outcome: Result<JSONValue, RPCError>) -> Prepared {
+    static func answer(_ id: RequestID?, _ outcome: Result<JSONValue, RPCError>) -> Prepared {
         guard let id else { return Prepared(answer: { nil }) }
         let encoded = encode(RPCResponse(id: id, outcome: outcome))
         return Prepared(answer: { encoded }, encodedBytes: encoded.json.count)
-    }
-
-    static func encode(_ response: RPCResponse, revision: Revision? = nil) -> Encoded {
-        Encoded(json: JSONWriter.encode(response.json), revision: revision)
-    }
-
-    static func line(_ json: [UInt8]) -> [UInt8] {
-        var line = json
-        line.append(0x0A)
-        return line
-    }
-
-    /// `[a,b,…]` + LF, carrying the highest revision among the replies.
-    private static func batchLine(_ replies: [Encoded], held: Int) -> Outbox.Reply {
-        var line: [UInt8] = replies.flatMap(\.before)
-        line.append(UInt8(ascii: "["))
-        for (index, reply) in replies.enumerated() {
-            if index > 0 { line.append(UInt8(ascii: ",")) }
-            line.append(contentsOf: reply.json)
-        }
-        line.append(contentsOf: [UInt8(ascii: "]"), 0x0A])
-        return Outbox.Reply(line: line, revision: replies.compactMap(\.revision).max(), held: held)
     }
 }

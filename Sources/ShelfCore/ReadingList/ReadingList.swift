@@ -83,7 +83,7 @@ public actor ReadingList {
     ///   - newID: the id generator for new items (injected so tests are exact).
     ///   - historyLimit: how many recent changes are kept for `watch(since:…)` (`shelfd --history`).
     ///   - executor: where the actor runs (SE-0392); `nil` for a default actor. `shelfd` passes its event loop's
-    ///     serial executor, so sessions on that loop call the list without a hop (`ReadingList+Here.swift`).
+    ///     serial executor, so sessions on that loop call the list without a hop (`ReadingList+InPlaceCalls.swift`).
     ///   - completionExecutor: where the tasks that hand a store's later completions to the list run (SE-0417
     ///     preference; one per burst of completions, `drainCompletions()`); `shelfd` passes its event loop, so a
     ///     save's answer reaches the waiting session without another thread.

@@ -1,0 +1,78 @@
+import ShelfCore
+import ShelfJSON
+import ShelfWire
+
+extension Session {
+    /// Queues the reply job for a batch (one line with every element's response), then carries the elements out.
+    @inline(never)
+    nonisolated(nonsending) func answerBatch(_ elements: [IncomingMessage.IncomingRequest], context: inout ReaderContext) async {
+        guard elements.count <= Self.maxBatchElements else {
+            let error = RPCError(
+                .invalidRequest,
+                "Invalid request: a batch of \(elements.count) requests; the limit is \(Self.maxBatchElements)")
+            let line = Self.line(Self.encode(RPCResponse(id: .null, outcome: .failure(error))).json)
+            outbox.push { Outbox.Reply(line: line, revision: nil, held: 0) }
+            return
+        }
+        let promise = ReplyPromise<([Answer], Int)>()
+        outbox.push {
+            let (answers, held) = await promise.value
+            var replies: [Encoded] = []
+            for answer in answers {
+                if let reply = await answer() { replies.append(reply) }
+            }
+            // JSON-RPC 2.0 §6: a batch of notifications gets no reply at all.
+            return replies.isEmpty ? nil : Self.batchLine(replies, held: held)
+        }
+        var answers: [Answer] = []
+        var encodedBytes = 0
+        // A watching connection gets a `changed` line for each of its own changes too, queued behind this batch's
+        // line until it is written: counted with the reply, so they stay under the notification limit (a watcher
+        // reading promptly was cut off as a slow consumer by its own batch of toggles).
+        let perChange = feed.isWatching(connection.id) ? 2 : 1
+        await outbox.waitForRoom()
+        for element in elements where context.keepReading && outbox.writeFailure == nil {
+            // The batch's line is written whole, so its replies cannot wait for room: past the budget (after at
+            // least one reply, however large) the rest are refused, not carried out. A batch of 1000 `list`s of a
+            // 2 MB list held 4.4 GB before this. A notification is carried out regardless: it adds no reply.
+            let prepared = element.id != nil && encodedBytes > 0 && encodedBytes >= outbox.maxBytes
+                ? Self.answer(element.id, .failure(Self.batchOverBudget(outbox.maxBytes)))
+                : await prepare(element, context: &context)
+            answers.append(makeAnswer(for: prepared))
+            encodedBytes += prepared.encodedBytes
+            // A mutation's reply is made later, by the writer, but counts now: it repeats the item, whose title
+            // may be 32 KiB (1000 `mark`s of one such item made a 31 MB line).
+            if let (submission, id) = prepared.mutation, let id {
+                // The notification carries the item, not the id.
+                let estimate = Self.estimatedReplyBytes(await list.decidedOutcome(of: submission))
+                encodedBytes += estimate * perChange + Self.heldIDBytes(id)
+            }
+        }
+        // Held once for the whole batch: its line is written only when every element is ready.
+        await outbox.holdReplyBytes(encodedBytes)
+        promise.fulfil((answers, encodedBytes))
+    }
+
+    /// The most requests one batch may hold; a larger batch gets one -32600 (protocol/PROTOCOL.md §10).
+    static let maxBatchElements = 1000
+
+    /// The error for a request of a batch whose earlier replies already hold the reply budget (`maxBytes`,
+    /// `--max-outbound-bytes`); the request is not carried out (protocol/PROTOCOL.md §10).
+    static func batchOverBudget(_ maxBytes: Int) -> RPCError {
+        RPCError(
+            .invalidRequest,
+            "Invalid request: this batch's replies passed \(maxBytes) bytes before this request, which was not carried out; send it again on its own")
+    }
+
+    /// `[a,b,…]` + LF, carrying the highest revision among the replies.
+    static func batchLine(_ replies: [Encoded], held: Int) -> Outbox.Reply {
+        var line: [UInt8] = replies.flatMap(\.before)
+        line.append(UInt8(ascii: "["))
+        for (index, reply) in replies.enumerated() {
+            if index > 0 { line.append(UInt8(ascii: ",")) }
+            line.append(contentsOf: reply.json)
+        }
+        line.append(contentsOf: [UInt8(ascii: "]"), 0x0A])
+        return Outbox.Reply(line: line, revision: replies.compactMap(\.revision).max(), held: held)
+    }
+}
