@@ -268,13 +268,18 @@ extension Session {
             let outbox = self.outbox
             let revision = try await list.watch(since: since) { changes, _ in
                 backlog.withLock { $0 = changes }
-                // Changes queued for an earlier watch are all at or below this revision: the backlog resends
-                // what the client asked for, so they would arrive twice.
-                outbox.dropNotifications()
+                // Changes still queued for an earlier watch are all at or below this revision. With `since`, the
+                // backlog resends what the client asked for, so they would arrive twice; without it they are
+                // changes the client has not seen yet, and go out before the reply (found by an attack run:
+                // dropping them lost every change the earlier watch still owed).
+                if since != nil { outbox.dropNotifications() }
                 feed.add(id, watcher)
             }
             return (.success(MethodResult.revision(revision).json), revision, backlog.withLock { $0 })
         } catch {
+            // Like a conflict, `6 compacted` carries the current revision: what an earlier watch still owes up to
+            // it goes out first, so a client that lists and watches from there gets nothing older afterwards.
+            if case .compacted(_, let current) = error { return (.failure(RPCError(error)), current, []) }
             return (.failure(RPCError(error)), nil, [])
         }
     }
