@@ -28,7 +28,8 @@ enum ShelfHelp {
         options:
           --server HOST:PORT      the server (default $SHELF_SERVER, else 127.0.0.1:\(ProtocolInfo.defaultPort))
           --json                  print each result as one JSON line
-          --expect REVISION       change the list only if it is still at REVISION (info shows it);
+          --expect REVISION       change the list only if it is still at REVISION, the list's revision
+                                  that info, list and show print (any change to any item moves it);
                                   else exit 1 and change nothing
           --token-file PATH       authenticate with the token in PATH (default $SHELF_TOKEN)
           --timeout SECONDS       give up on a server that has not answered after this long (default 10;
@@ -37,7 +38,8 @@ enum ShelfHelp {
           --version               show the version
 
         exit status: 0 ok, 1 the server refused the request or the ID matched no item (or several),
-                     64 bad usage, 69 server unreachable or no reply, 76 the reply was not Shelf's protocol
+                     64 bad usage, 69 server unreachable, full or not answering, 76 the reply was not Shelf's
+                     protocol
         """
 
     /// What follows a usage error: the command's usage line and where its help is, or where the commands are.
@@ -49,15 +51,15 @@ enum ShelfHelp {
     }
 
     static let topics: [String: String] = [
-        "add": "usage: shelf add [--] TITLE...\n\nAdds an item. The words are joined with spaces; surrounding whitespace is trimmed.\nTitles must not be blank, hold control characters, or exceed 1000 characters (or 32 KiB of UTF-8).\nOptions may come after the command too, so put -- before a title with a word that starts with -:\n  shelf add -- Catch -22",
+        "add": "usage: shelf add [--expect REVISION] [--] TITLE...\n\nAdds an item. The words are joined with spaces; surrounding whitespace is trimmed.\nTitles must not be blank, hold control characters, or exceed 1000 characters (or 32 KiB of UTF-8).\nOptions may come after the command too, so put -- before a title with a word that starts with -:\n  shelf add -- Catch -22\nWith --expect REVISION, it does so only if the list is still at that revision (see shelf help).",
         "list": "usage: shelf list [--read|--unread]\n\nShows one row per item (short id, [x] read or [ ] unread, title) in the order they were added,\nthen a summary line with the revision.",
-        "read": "usage: shelf read ID\n\nMarks the item read. Marking a read item read changes nothing.",
-        "unread": "usage: shelf unread ID\n\nMarks the item unread. Marking an unread item unread changes nothing.",
-        "toggle": "usage: shelf toggle ID\n\nFlips the item between read and unread.",
-        "rename": "usage: shelf rename ID [--] TITLE...\n\nChanges the item's title (same rules as add; put -- before a title with a word that starts with -).",
-        "rm": "usage: shelf rm ID\n\nRemoves the item.",
+        "read": "usage: shelf read [--expect REVISION] ID\n\nMarks the item read. Marking a read item read changes nothing.\nWith --expect REVISION, it does so only if the list is still at that revision (see shelf help).",
+        "unread": "usage: shelf unread [--expect REVISION] ID\n\nMarks the item unread. Marking an unread item unread changes nothing.\nWith --expect REVISION, it does so only if the list is still at that revision (see shelf help).",
+        "toggle": "usage: shelf toggle [--expect REVISION] ID\n\nFlips the item between read and unread.\nWith --expect REVISION, it does so only if the list is still at that revision (see shelf help).",
+        "rename": "usage: shelf rename [--expect REVISION] ID [--] TITLE...\n\nChanges the item's title (same rules as add; put -- before a title with a word that starts with -).\nWith --expect REVISION, it does so only if the list is still at that revision (see shelf help).",
+        "rm": "usage: shelf rm [--expect REVISION] ID\n\nRemoves the item.\nWith --expect REVISION, it does so only if the list is still at that revision (see shelf help).",
         "watch": "usage: shelf watch\n\nShows the list, then one line per change as it happens:\n  + 3fa2b1c4 Dune          added\n  ~ 3fa2b1c4 [x] Dune      read state or title changed\n  - 3fa2b1c4 Dune          removed\nIf the server goes away, is full, or does not answer within --timeout (it pings the server\nthat often while watching; --timeout 0 turns that off), it retries, waiting up to 5 s\nbetween tries, and resumes where it left off, or lists again if the server restarted\nmeanwhile. With --json it prints the list result and then each raw notification.\nCtrl-C stops it.",
-        "show": "usage: shelf show ID\n\nShows one item: its full id, title, read state, when it was added, and the revision that\nlast changed it. With --json it prints the raw get result.",
+        "show": "usage: shelf show ID\n\nShows one item: its full id, title, read state, when it was added, and the revision that\nlast changed it, and the list's revision (the one --expect takes).\nWith --json it prints the raw get result.",
         "info": "usage: shelf info\n\nShows the server's name, version, protocol and the current list revision.",
         "ping": "usage: shelf ping\n\nPrints pong when the server answers.",
         "help": "usage: shelf help [COMMAND]\n\nShows help for shelf or for one command.",

@@ -19,7 +19,7 @@ public enum ShelfMain {
 
     /// Runs `shelf` with `arguments` (without the program name) and returns its exit status (`ExitCode`, README
     /// "shelf"): 0 ok; 1 refused by the server, or an ID that matches no item or several; 64 usage; 69 server
-    /// unreachable, gone, or silent past `--timeout`; 76 a reply that is not Shelf's protocol.
+    /// unreachable, full, gone, or silent past `--timeout`; 76 a reply that is not Shelf's protocol.
     public static func run(arguments: [String], environment: [String: String], output: Output = .standard) async -> Int32 {
         let command: ShelfCommand
         do {
@@ -105,8 +105,15 @@ public enum ShelfMain {
             return "no reply from \(address) within \(limit.components.seconds) s (--timeout; is shelfd stopped or overloaded?)\(unsure)"
         }
         if case .server(let rpc) = error, rpc.knownCode == .conflict, let expected = command.expect {
-            let now = rpc.data["revision"]?.numberValue?.uint64.map { " is at revision \($0)," } ?? " is"
-            return "nothing was changed: the list\(now) not at revision \(expected) (--expect); see what changed with shelf list"
+            guard let current = rpc.data["revision"]?.numberValue?.uint64 else {
+                return "nothing was changed: the list is not at revision \(expected) (--expect)"
+            }
+            if current < expected {
+                return "nothing was changed: the list is at revision \(current), and has not reached \(expected) (--expect)"
+            }
+            // Any change to any item moves the list's revision, so the item itself may be as it was.
+            return "nothing was changed: the list is at revision \(current), not \(expected) (--expect): something changed "
+                + "since; look again (shelf list, shelf show ID), then retry with --expect \(current) if it still applies"
         }
         guard case .server(let rpc) = error, rpc.knownCode == .unauthorized else { return "\(error)" }
         switch command.token {
@@ -128,6 +135,8 @@ public enum ShelfMain {
     static func exitCode(for error: ClientError) -> ExitCode {
         switch error {
         case .cannotConnect, .connectionLost, .noReply: .unavailable
+        // Full: the service is unavailable for now, as when it cannot be reached; retrying later may work.
+        case .server(let rpc) where rpc.knownCode == .tooManyConnections: .unavailable
         case .server: .failure
         case .protocolViolation: .protocolError
         }

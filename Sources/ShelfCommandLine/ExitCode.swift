@@ -6,7 +6,7 @@ public enum ExitCode: Int32, Sendable {
     case failure = 1
     /// The command line is wrong (EX_USAGE).
     case usage = 64
-    /// The server cannot be reached or went away (EX_UNAVAILABLE).
+    /// The server cannot be reached, is full, went away or stopped answering (EX_UNAVAILABLE).
     case unavailable = 69
     /// The server answered something that is not Shelf's protocol (EX_PROTOCOL).
     case protocolError = 76

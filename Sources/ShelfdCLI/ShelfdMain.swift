@@ -83,7 +83,13 @@ public enum ShelfdMain {
 
     private static func reason(_ error: any Error) -> String {
         if case SocketError.failed(_, let code)? = error as? SocketError {
-            return "\(String(cString: strerror(code))) (errno \(code))"
+            let hint = switch code {
+            case EADDRINUSE: " — is another shelfd (or other server) running there? Stop it, or pick another port with --listen"
+            case EADDRNOTAVAIL: " — no interface of this machine has that address; check --listen"
+            case EACCES: " — ports below 1024 need privileges; pick another port with --listen"
+            default: ""
+            }
+            return "\(String(cString: strerror(code))) (errno \(code))\(hint)"
         }
         return "\(error)"
     }

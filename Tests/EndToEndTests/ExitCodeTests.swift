@@ -40,7 +40,23 @@ import Testing
             let dashed = try await run("shelf", ["add", "Catch", "-22"], environment: sandbox.environment)
             #expect(dashed.status == 64)
             #expect(dashed.stderr == "shelf: error: unknown option -22 (put -- before a title with a word that starts with -)\n"
-                + "usage: shelf add [--] TITLE...\nrun 'shelf help add' for more\n")
+                + "usage: shelf add [--expect REVISION] [--] TITLE...\nrun 'shelf help add' for more\n")
+        }
+    }
+
+    @Test("a full server (7 too_many_connections) exits 69, as an unreachable one does: trying again later may work")
+    func fullServer() async throws {
+        try await Sandbox.with { sandbox in
+            try await withShelfd(["--store", "memory", "--max-connections", "1"], environment: sandbox.environment) { shelfd in
+                let holder = try BlockingLineSocket.connect(port: try #require(UInt16(shelfd.port)))
+                defer { holder.close() }
+                try holder.sendLine(#"{"id":1,"method":"ping"}"#)
+                #expect(try holder.readLine() == #"{"jsonrpc":"2.0","id":1,"result":"pong"}"#, "the one connection is taken")
+                let refused = try await shelfd.shelf("ping")
+                #expect(refused.status == 69)
+                #expect(refused.stdout == "")
+                #expect(refused.stderr == "shelf: Too many connections (the limit is 1); try again later\n")
+            }
         }
     }
 
@@ -84,7 +100,7 @@ import Testing
                 let id = try #require(words.first { $0.count == 36 && UUID(uuidString: $0) != nil })
                 let removed = try await shelfd.shelf("rm", id)
                 #expect(removed.status == 0)
-                #expect(removed.stdout == "removed \(id.prefix(8)) Dune\n")
+                #expect(removed.stdout == "removed \(id.prefix(8)) Dune (revision 2)\n")
             }
         }
     }

@@ -9,12 +9,12 @@ import Testing
                 let addedDune = try await shelfd.shelf("add", "Dune")
                 #expect(addedDune.status == 0)
                 let dune = try shortID(in: addedDune.stdout, after: "added ")
-                #expect(addedDune.stdout == "added \(dune) [ ] Dune\n")
+                #expect(addedDune.stdout == "added \(dune) [ ] Dune (revision 1)\n")
 
                 let addedWords = try await shelfd.shelf("add", "The", "Left", "Hand", "of", "Darkness")
                 #expect(addedWords.status == 0)
                 let left = try shortID(in: addedWords.stdout, after: "added ")
-                #expect(addedWords.stdout == "added \(left) [ ] The Left Hand of Darkness\n")
+                #expect(addedWords.stdout == "added \(left) [ ] The Left Hand of Darkness (revision 2)\n")
 
                 let listed = try await shelfd.shelf("list")
                 #expect(listed == .init(
@@ -24,15 +24,15 @@ import Testing
 
                 let marked = try await shelfd.shelf("read", uniquePrefix(of: dune, among: [left]))
                 #expect(marked.status == 0)
-                #expect(marked.stdout == "read \(dune) [x] Dune\n")
+                #expect(marked.stdout == "read \(dune) [x] Dune (revision 3)\n")
 
                 let readOnly = try await shelfd.shelf("list", "--read")
                 #expect(readOnly.status == 0)
-                #expect(readOnly.stdout == "\(dune) [x] Dune\n1 item, 1 read (revision 3)\n")
+                #expect(readOnly.stdout == "\(dune) [x] Dune\n1 read item (revision 3)\n")
 
                 let removed = try await shelfd.shelf("rm", uniquePrefix(of: left, among: [dune]))
                 #expect(removed.status == 0)
-                #expect(removed.stdout == "removed \(left) The Left Hand of Darkness\n")
+                #expect(removed.stdout == "removed \(left) The Left Hand of Darkness (revision 4)\n")
 
                 let afterRemove = try await shelfd.shelf("list")
                 #expect(afterRemove.stdout == "\(dune) [x] Dune\n1 item, 1 read (revision 4)\n")

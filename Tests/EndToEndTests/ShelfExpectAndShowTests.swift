@@ -14,8 +14,11 @@ import Testing
                 let stale = try await shelfd.shelf("--expect", "1", "read", dune)
                 #expect(stale.status == 1)
                 #expect(stale.stdout == "")
-                #expect(stale.stderr
-                    == "shelf: nothing was changed: the list is at revision 2, not at revision 1 (--expect); see what changed with shelf list\n")
+                #expect(stale.stderr == "shelf: nothing was changed: the list is at revision 2, not 1 (--expect): something changed since; "
+                    + "look again (shelf list, shelf show ID), then retry with --expect 2 if it still applies\n")
+                let ahead = try await shelfd.shelf("--expect", "9", "toggle", dune)
+                #expect(ahead.status == 1)
+                #expect(ahead.stderr == "shelf: nothing was changed: the list is at revision 2, and has not reached 9 (--expect)\n")
                 let staleAdd = try await shelfd.shelf("add", "--expect", "0", "Persuasion")
                 #expect(staleAdd.status == 1)
 
@@ -24,9 +27,12 @@ import Testing
 
                 let current = try await shelfd.shelf("read", dune, "--expect", "2")
                 #expect(current.status == 0)
-                #expect(current.stdout == "read \(dune) [x] Dune\n")
+                #expect(current.stdout == "read \(dune) [x] Dune (revision 3)\n")
+                // Marking it read again writes nothing: the revision does not move, and shelf says so.
+                let again = try await shelfd.shelf("read", dune, "--expect", "3")
+                #expect(again.stdout == "unchanged \(dune) [x] Dune (revision 3)\n")
                 let removed = try await shelfd.shelf("--expect=3", "rm", dune)
-                #expect(removed.stdout == "removed \(dune) Dune\n")
+                #expect(removed.stdout == "removed \(dune) Dune (revision 4)\n")
                 #expect(try await shelfd.shelf("info").stdout.hasSuffix("revision 4)\n"))
             }
         }
@@ -43,7 +49,7 @@ import Testing
                 let addedAt = try #require(item["addedAt"] as? String)
                 #expect(try await shelfd.shelf("read", String(id.prefix(8))).status == 0)
 
-                let expected = "id       \(id)\ntitle    Dune\nread     yes\nadded    \(addedAt)\nchanged  at revision 2\n"
+                let expected = "id       \(id)\ntitle    Dune\nread     yes\nadded    \(addedAt)\nchanged  at revision 2\nlist     at revision 2\n"
                 let byPrefix = try await shelfd.shelf("show", String(id.prefix(6)))
                 #expect(byPrefix == .init(status: 0, signaled: false, stdout: expected, stderr: ""))
                 let byFullID = try await shelfd.shelf("get", id)

@@ -20,7 +20,8 @@ import Testing
                     "shelfd", ["--listen", first.address, "--store", "memory"], environment: sandbox.environment)
                 #expect(second.status == 1)
                 #expect(second.stdout == "")
-                #expect(second.stderr == "shelfd: cannot listen on \(first.address): Address already in use (errno 98)\n")
+                #expect(second.stderr == "shelfd: cannot listen on \(first.address): Address already in use (errno 98)"
+                    + " — is another shelfd (or other server) running there? Stop it, or pick another port with --listen\n")
                 #expect(try await first.shelf("ping").stdout == "pong\n")
             }
         }

@@ -23,7 +23,7 @@ import Testing
                 let added = try await shelfd.shelf("add", "abc\u{202E}fed")
                 #expect(added.status == 0)
                 let id = try shortID(in: added.stdout, after: "added ")
-                #expect(added.stdout == "added \(id) [ ] abc\\u{202e}fed\n")
+                #expect(added.stdout == "added \(id) [ ] abc\\u{202e}fed (revision 1)\n")
 
                 let listed = try await shelfd.shelf("list")
                 #expect(listed.status == 0)

@@ -23,18 +23,19 @@ import Testing
         #expect(ItemRow.text(Self.item("\u{9B}2J", read: true)) == "3fa2b1c4 [x] \\u{9b}2J")
     }
 
-    @Test("show prints one name-value line per field: full id, the title made safe, read state, when added, the revision that last changed it")
+    @Test("show prints one name-value line per field: full id, the title made safe, read state, when added, the revision that last changed it, the list's")
     func details() {
         var item = Self.item("abc\u{202E}fed", read: true)
         item.revision = 42
-        #expect(ItemRow.details(item) == [
+        #expect(ItemRow.details(item, listRevision: 50) == [
             "id       3fa2b1c4-5d6e-4f70-8192-a3b4c5d6e7f8",
             "title    abc\\u{202e}fed",
             "read     yes",
             "added    1970-01-01T00:00:00.000Z",
             "changed  at revision 42",
+            "list     at revision 50",
         ])
-        #expect(ItemRow.details(Self.item("Dune"))[2] == "read     no")
+        #expect(ItemRow.details(Self.item("Dune"), listRevision: 1)[2] == "read     no")
     }
 
     @Test("the summary counts items and read items and names the revision, singular for one")
@@ -46,5 +47,9 @@ import Testing
         #expect(ItemRow.summary([unread], revision: 1) == "1 item, 0 read (revision 1)")
         #expect(ItemRow.summary([unread, read, unread], revision: 7) == "3 items, 1 read (revision 7)")
         #expect(ItemRow.summary([read, read], revision: UInt64.max) == "2 items, 2 read (revision 18446744073709551615)")
+        // Filtered: how many of that kind were shown; the list's other items are not counted.
+        #expect(ItemRow.summary([unread], revision: 3, filter: .unread) == "1 unread item (revision 3)")
+        #expect(ItemRow.summary([read, read], revision: 3, filter: .read) == "2 read items (revision 3)")
+        #expect(ItemRow.summary([], revision: 3, filter: .read) == "0 read items (revision 3)")
     }
 }
