@@ -38,6 +38,9 @@ final class Outbox: Sendable {
         var jobHead = 0
         var notes: [(revision: Revision, line: [UInt8])] = []
         var noteBytes = 0
+        /// The revision of the last notification queued (0 before any): every change up to it was handed to this
+        /// connection, by a live watch or a backlog.
+        var lastQueuedRevision: Revision = 0
         var finished = false
         var overflowed = false
         var overflowReported = false
@@ -133,11 +136,24 @@ final class Outbox: Sendable {
         waiter?.resume()
     }
 
-    /// Drops every queued notification (a new `watch` replaces them with its own backlog).
-    func dropNotifications() {
+    /// The revision of the last notification queued for this connection (0 before any): it was handed every change
+    /// up to it that it watched for.
+    var lastQueuedRevision: Revision {
+        state.withLock { $0.lastQueuedRevision }
+    }
+
+    /// Queues a watch's backlog behind the notifications already queued (all at or below its first revision, when
+    /// it starts after `lastQueuedRevision`), so that every reply after it goes out after it and in revision order.
+    /// Wakes nobody: the `watch` reply, queued or written directly, takes them with it.
+    /// - Returns: false, queuing nothing, when the queue would then pass `maxBytes` (or has overflowed).
+    func queueBacklog(_ lines: [(revision: Revision, line: [UInt8])]) -> Bool {
         state.withLock { state in
-            state.notes.removeAll()
-            state.noteBytes = 0
+            let bytes = lines.reduce(0) { $0 + $1.line.count }
+            guard !state.overflowed, state.noteBytes + bytes <= maxBytes else { return false }
+            state.notes.append(contentsOf: lines)
+            state.noteBytes += bytes
+            if let last = lines.last { state.lastQueuedRevision = max(state.lastQueuedRevision, last.revision) }
+            return true
         }
     }
 
@@ -177,6 +193,7 @@ final class Outbox: Sendable {
             }
             state.notes.append((revision, line))
             state.noteBytes += line.count
+            state.lastQueuedRevision = max(state.lastQueuedRevision, revision)
             if state.directWrite { return (.queued, nil) }
             if state.writerIsBypassable {
                 state.directWrite = true

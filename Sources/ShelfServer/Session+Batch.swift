@@ -66,7 +66,7 @@ extension Session {
 
     /// `[a,b,…]` + LF, carrying the highest revision among the replies.
     static func batchLine(_ replies: [Encoded], held: Int) -> Outbox.Reply {
-        var line: [UInt8] = replies.flatMap(\.before)
+        var line: [UInt8] = []
         line.append(UInt8(ascii: "["))
         for (index, reply) in replies.enumerated() {
             if index > 0 { line.append(UInt8(ascii: ",")) }

@@ -67,13 +67,12 @@ extension Session: AnswerReceiver {
             return
         }
         var bytes = outbox.takeNotifications(upTo: reply.revision)
-        if bytes.isEmpty, reply.before.isEmpty {
+        if bytes.isEmpty {
             // Nothing goes before it: the response's own buffer becomes the line. When nothing else holds that buffer
             // (a mutation's reply, made for this call) the LF is appended in place; a response also held by its
             // answer closure (one known at once, such as a `list`) is copied by the append.
             swap(&bytes, &reply.json)
         } else {
-            bytes.append(contentsOf: reply.before)
             bytes.append(contentsOf: reply.json)
         }
         bytes.append(0x0A)

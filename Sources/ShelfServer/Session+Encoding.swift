@@ -7,19 +7,12 @@ extension Session {
     struct Encoded: Sendable {
         var json: [UInt8]
         var revision: Revision?
-        /// Whole lines to write just before the response: a `watch`'s backlog of `changed` notifications.
-        var before: [UInt8] = []
 
-        /// `before`, then the response and its LF, for the writer; `held` bytes of the reply budget go with it. Made
-        /// in the buffer of `before` (or of `json`), not a new one.
+        /// The response and its LF, for the writer; `held` bytes of the reply budget go with it. Made in the buffer
+        /// of `json`, not a new one.
         consuming func reply(held: Int) -> Outbox.Reply {
             var line: [UInt8] = []
-            if before.isEmpty {
-                swap(&line, &json)
-            } else {
-                swap(&line, &before)
-                line.append(contentsOf: json)
-            }
+            swap(&line, &json)
             line.append(0x0A)
             return Outbox.Reply(line: line, revision: revision, held: held)
         }

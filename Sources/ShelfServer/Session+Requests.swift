@@ -167,7 +167,7 @@ extension Session {
                 let (outcome, revision) = await run(call)
                 encoded = Self.encode(RPCResponse(id: id, outcome: outcome), revision: revision)
             }
-            let bytes = encoded.json.count + encoded.before.count
+            let bytes = encoded.json.count
             // Handed over, not copied: the line is then made in place, and once written nothing holds the bytes (a
             // copy held by this closure doubled what a connection holds for a large `list` or `watch` backlog).
             let once = EncodedOnce(encoded)
@@ -246,16 +246,15 @@ extension Session {
     /// Above this many items a `list` reply is encoded off the event loop.
     static let largeListItems = 2000
 
-    /// Starts (or restarts) watching: the reply carries the retained changes after `since` as `changed` lines
-    /// written just before it (protocol/PROTOCOL.md §6), and live changes follow through the outbox.
+    /// Starts (or restarts) watching (protocol/PROTOCOL.md §6): the retained changes after `since` are queued as
+    /// `changed` notifications, and the reply carries the revision they reach, so they go out before it, in
+    /// revision order with everything else this connection is sent; live changes follow.
     private func watchReply(id: RequestID, since: Revision?) async -> Encoded {
-        let (outcome, revision, backlog) = await watch(since: since)
-        var encoded = Self.encode(RPCResponse(id: id, outcome: outcome), revision: revision)
-        for change in backlog { encoded.before.append(contentsOf: ServerNotification.changed(change).line) }
-        return encoded
+        let (outcome, revision) = await watch(since: since)
+        return Self.encode(RPCResponse(id: id, outcome: outcome), revision: revision)
     }
 
-    private func watch(since: Revision?) async -> (Result<JSONValue, RPCError>, Revision?, [RevisionedChange]) {
+    private func watch(since: Revision?) async -> (Result<JSONValue, RPCError>, Revision?) {
         let connection = self.connection
         // The writer may be stuck in a write to a peer that stopped reading: close it after a grace second anyway.
         let watcher = ChangeFeed.Watcher(
@@ -263,25 +262,54 @@ extension Session {
             flush: { [self] in flushNotifications() })
         let feed = self.feed
         let id = connection.id
-        let backlog = Mutex<[RevisionedChange]>([])
+        let outbox = self.outbox
+        let refusal = Mutex<RPCError?>(nil)
         do {
-            let outbox = self.outbox
-            let revision = try await list.watch(since: since) { changes, _ in
-                backlog.withLock { $0 = changes }
-                // Changes still queued for an earlier watch are all at or below this revision. With `since`, the
-                // backlog resends what the client asked for, so they would arrive twice; without it they are
-                // changes the client has not seen yet, and go out before the reply (found by an attack run:
-                // dropping them lost every change the earlier watch still owed).
-                if since != nil { outbox.dropNotifications() }
+            let revision = try await list.watch(since: since) { changes, revision in
+                // On the list's actor: nothing is published meanwhile, so the backlog goes into the queue in
+                // revision order, behind what an earlier watch still owes (kept: those are changes the client has
+                // not seen; found by an attack run) and ahead of every live change.
+                let handed = outbox.lastQueuedRevision
+                if let since, since < handed {
+                    // A change sent twice would follow replies that carry later revisions (found by review: a
+                    // `watch` with `since` behind the connection's own change resent it after that change's reply).
+                    refusal.withLock { $0 = Self.alreadySent(since: since, handed: handed, current: revision) }
+                    return
+                }
+                let lines = changes.map { ($0.revision, ServerNotification.changed($0).line) }
+                guard outbox.queueBacklog(lines) else {
+                    refusal.withLock { $0 = Self.backlogTooLarge(since: since ?? revision, maxBytes: outbox.maxBytes, current: revision) }
+                    return
+                }
                 feed.add(id, watcher)
             }
-            return (.success(MethodResult.revision(revision).json), revision, backlog.withLock { $0 })
+            if let refused = refusal.withLock({ $0 }) { return (.failure(refused), revision) }
+            return (.success(MethodResult.revision(revision).json), revision)
         } catch {
             // Like a conflict, `6 compacted` carries the current revision: what an earlier watch still owes up to
             // it goes out first, so a client that lists and watches from there gets nothing older afterwards.
-            if case .compacted(_, let current) = error { return (.failure(RPCError(error)), current, []) }
-            return (.failure(RPCError(error)), nil, [])
+            if case .compacted(_, let current) = error { return (.failure(RPCError(error)), current) }
+            return (.failure(RPCError(error)), nil)
         }
+    }
+
+    /// `6 compacted` for a `watch` whose `since` is below changes already sent or queued on this connection, up to
+    /// `handed`: each change goes to a connection once (protocol/PROTOCOL.md §6).
+    static func alreadySent(since: Revision, handed: Revision, current: Revision) -> RPCError {
+        RPCError(
+            .compacted,
+            "Changes up to revision \(handed) were already sent on this connection; watch from revision \(handed) or later "
+                + "(since \(since) would send them again), or list again and watch from there",
+            extra: [("revision", .number(JSONNumber(current)))])
+    }
+
+    /// `6 compacted` for a `watch` whose backlog after `since` is more than the connection may queue (`maxBytes`).
+    static func backlogTooLarge(since: Revision, maxBytes: Int, current: Revision) -> RPCError {
+        RPCError(
+            .compacted,
+            "The changes after revision \(since) are more than this connection may queue (\(maxBytes) bytes, "
+                + "--max-outbound-bytes); list again and watch from there",
+            extra: [("revision", .number(JSONNumber(current)))])
     }
 
     /// An answer known now: encoded at once, or nothing for a notification.

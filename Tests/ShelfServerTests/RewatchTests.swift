@@ -111,6 +111,118 @@ extension MemoryHeavy {
         }
     }
 
+    @Test("own change, then watch with since 0 behind a backlog: each change once and in order, then 6 for a since below what was sent")
+    func ownChangeThenRewatchSince() async throws {
+        try await withTestServer(configuration: Self.configuration) { server in
+            let watcher = try await server.connect()
+            let writer = try await server.connect()
+            defer { watcher.close(); writer.close() }
+            #expect(try await watcher.call(#"{"jsonrpc":"2.0","id":"w1","method":"watch"}"#).member("result", "revision") == 0)
+            try await Self.flood(writer)
+
+            // Found by review: with `since`, the queued notifications were dropped and resent as the backlog,
+            // after the `own` reply (which carries 401): 171..400 came after it, 1..170 twice.
+            try await watcher.send(
+                #"{"jsonrpc":"2.0","id":"own","method":"add","params":{"title":"mine"}}"# + "\n"
+                    + #"{"jsonrpc":"2.0","id":"w2","method":"watch","params":{"since":0}}"# + "\n"
+                    + #"{"jsonrpc":"2.0","id":"p","method":"ping"}"# + "\n")
+            let last = UInt64(Self.floodChanges + 1)
+            let (beforeOwn, own) = try await Self.notifications(until: "own", on: watcher)
+            #expect(beforeOwn.elementsEqual(1...last), "\(beforeOwn.count) notifications, first gap after \(Self.firstGap(beforeOwn))")
+            #expect(own.member("result", "revision")?.numberValue?.uint64 == last)
+            let (beforeRewatch, refused) = try await Self.notifications(until: "w2", on: watcher)
+            #expect(beforeRewatch.isEmpty, "sent again: \(beforeRewatch.prefix(5))…")
+            #expect(refused.member("error", "code") == 6)
+            #expect(refused.member("error", "data", "revision")?.numberValue?.uint64 == last)
+            #expect(refused.member("error", "message")?.stringValue?.hasPrefix("Changes up to revision \(last) were already sent on this connection") == true)
+            #expect(try await watcher.readJSON().member("result") == "pong")
+            // The first watch is still in place.
+            #expect(try await writer.call(#"{"jsonrpc":"2.0","id":"more","method":"add","params":{"title":"More"}}"#).member("result", "revision") == .number(JSONNumber(last + 1)))
+            #expect(try await watcher.readJSON().member("params", "revision") == .number(JSONNumber(last + 1)))
+        }
+    }
+
+    @Test("unwatch, then watch: the unwatch reply comes after everything owed; since below it is 6, since at it resumes with what was missed")
+    func unwatchThenWatchSince() async throws {
+        try await withTestServer(configuration: Self.configuration) { server in
+            let watcher = try await server.connect()
+            let writer = try await server.connect()
+            defer { watcher.close(); writer.close() }
+            #expect(try await watcher.call(#"{"jsonrpc":"2.0","id":"w1","method":"watch"}"#).member("result", "revision") == 0)
+            try await Self.flood(writer)
+
+            try await watcher.send(
+                #"{"jsonrpc":"2.0","id":"u","method":"unwatch"}"# + "\n"
+                    + #"{"jsonrpc":"2.0","id":"w2","method":"watch","params":{"since":100}}"# + "\n")
+            let last = UInt64(Self.floodChanges)
+            let (owed, unwatched) = try await Self.notifications(until: "u", on: watcher)
+            #expect(owed.elementsEqual(1...last), "\(owed.count) notifications before the unwatch reply")
+            #expect(unwatched.member("result", "revision")?.numberValue?.uint64 == last)
+            let (beforeRefusal, refused) = try await Self.notifications(until: "w2", on: watcher)
+            #expect(beforeRefusal.isEmpty, "sent again: \(beforeRefusal.prefix(5))…")
+            #expect(refused.member("error", "code") == 6)
+
+            // Resuming from the unwatch reply's revision sends just what was missed meanwhile.
+            #expect(try await writer.call(#"{"jsonrpc":"2.0","id":"gap","method":"add","params":{"title":"Gap"}}"#).member("result", "revision") == .number(JSONNumber(last + 1)))
+            try await watcher.send(#"{"jsonrpc":"2.0","id":"w3","method":"watch","params":{"since":\#(last)}}"# + "\n")
+            let (missed, resumed) = try await Self.notifications(until: "w3", on: watcher)
+            #expect(missed == [last + 1])
+            #expect(resumed.member("result", "revision")?.numberValue?.uint64 == last + 1)
+        }
+    }
+
+    @Test("a batch of a watch with since and a change: the backlog, then the change's notification, then the batch's line")
+    func batchedWatchSinceThenChange() async throws {
+        try await withTestServer { server in
+            let client = try await server.connect()
+            defer { client.close() }
+            for n in 1...4 {
+                #expect(try await client.call(#"{"jsonrpc":"2.0","id":\#(n),"method":"add","params":{"title":"B\#(n)"}}"#).member("result", "revision") == .number(JSONNumber(n)))
+            }
+            // Found by review: the backlog sat at the start of the batch's line, and the change's notification (5),
+            // sent before that line, came ahead of it: 5, 3, 4.
+            try await client.send(
+                #"[{"jsonrpc":"2.0","id":"w","method":"watch","params":{"since":2}},"#
+                    + #"{"jsonrpc":"2.0","id":"a","method":"add","params":{"title":"B5"}}]"# + "\n")
+            var revisions: [UInt64] = []
+            while true {
+                let line = try await client.readJSON()
+                guard line.member("method") == "changed" else {
+                    #expect(line.arrayValue?.count == 2, "the batch's line: \(line)")
+                    break
+                }
+                revisions.append(try #require(line.member("params", "revision")?.numberValue?.uint64))
+            }
+            #expect(revisions == [3, 4, 5])
+        }
+    }
+
+    @Test("a backlog larger than the connection may queue is refused with 6 and sends nothing; one that fits is sent")
+    func backlogOverTheLimit() async throws {
+        var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
+        configuration.maxOutboundBytes = 4096
+        try await withTestServer(configuration: configuration) { server in
+            let client = try await server.connect()
+            defer { client.close() }
+            let title = String(repeating: "x", count: 1000)
+            for n in 1...10 {
+                _ = try await client.call(#"{"jsonrpc":"2.0","id":\#(n),"method":"add","params":{"title":"\#(title)"}}"#)
+            }
+            let refused = try await client.call(#"{"jsonrpc":"2.0","id":"w","method":"watch","params":{"since":0}}"#)
+            #expect(refused.member("error", "code") == 6)
+            #expect(refused.member("error", "data", "revision") == 10)
+            #expect(refused.member("error", "message") == .string(
+                "The changes after revision 0 are more than this connection may queue (4096 bytes, --max-outbound-bytes); list again and watch from there"))
+            // Not watching: a change of its own sends no notification before the reply.
+            #expect(try await client.call(#"{"jsonrpc":"2.0","id":11,"method":"add","params":{"title":"x"}}"#).member("result", "revision") == 11)
+            // A backlog that fits is sent, then the reply.
+            try await client.send(#"{"jsonrpc":"2.0","id":"w2","method":"watch","params":{"since":9}}"# + "\n")
+            let (backlog, watched) = try await Self.notifications(until: "w2", on: client)
+            #expect(backlog == [10, 11])
+            #expect(watched.member("result", "revision") == 11)
+        }
+    }
+
     static func firstGap(_ revisions: [UInt64]) -> UInt64 {
         var expected: UInt64 = 1
         for revision in revisions {
