@@ -34,6 +34,22 @@ extension MemoryHeavy {
         }
     }
 
+    /// A server, a connection that watches from revision 0 and has not read since, and a writer that then made
+    /// `floodChanges` changes (all answered).
+    static func withFloodedWatcher(
+        configuration: ServerConfiguration = RewatchTests.configuration,
+        _ body: @escaping @Sendable (_ watcher: LineConnection, _ writer: LineConnection) async throws -> Void
+    ) async throws {
+        try await withTestServer(configuration: configuration) { server in
+            let watcher = try await server.connect()
+            let writer = try await server.connect()
+            defer { watcher.close(); writer.close() }
+            #expect(try await watcher.call(#"{"jsonrpc":"2.0","id":"w1","method":"watch"}"#).member("result", "revision") == 0)
+            try await flood(writer)
+            try await body(watcher, writer)
+        }
+    }
+
     /// Reads lines until the reply with `id`: the revisions of the `changed` notifications before it, and the reply.
     static func notifications(until id: String, on connection: LineConnection) async throws -> ([UInt64], JSONValue) {
         var revisions: [UInt64] = []
@@ -50,12 +66,7 @@ extension MemoryHeavy {
 
     @Test("watch again without since: every change the first watch still owed comes before the reply, none twice")
     func rewatchKeepsOwedNotifications() async throws {
-        try await withTestServer(configuration: Self.configuration) { server in
-            let watcher = try await server.connect()
-            let writer = try await server.connect()
-            defer { watcher.close(); writer.close() }
-            #expect(try await watcher.call(#"{"jsonrpc":"2.0","id":"w1","method":"watch"}"#).member("result", "revision") == 0)
-            try await Self.flood(writer)
+        try await Self.withFloodedWatcher { watcher, writer in
 
             try await watcher.send(#"{"jsonrpc":"2.0","id":"w2","method":"watch"}"# + "\n")
             let (owed, reply) = try await Self.notifications(until: "w2", on: watcher)
@@ -71,12 +82,7 @@ extension MemoryHeavy {
 
     @Test("a watcher's own change and a watch after it, pipelined behind a backlog: its notification comes before both replies")
     func ownChangeThenRewatch() async throws {
-        try await withTestServer(configuration: Self.configuration) { server in
-            let watcher = try await server.connect()
-            let writer = try await server.connect()
-            defer { watcher.close(); writer.close() }
-            #expect(try await watcher.call(#"{"jsonrpc":"2.0","id":"w1","method":"watch"}"#).member("result", "revision") == 0)
-            try await Self.flood(writer)
+        try await Self.withFloodedWatcher { watcher, writer in
 
             try await watcher.send(
                 #"{"jsonrpc":"2.0","id":"own","method":"add","params":{"title":"mine"}}"# + "\n"
@@ -94,12 +100,7 @@ extension MemoryHeavy {
     func failedRewatchFollowsOwedNotifications() async throws {
         var configuration = Self.configuration
         configuration.historyLimit = 5
-        try await withTestServer(configuration: configuration) { server in
-            let watcher = try await server.connect()
-            let writer = try await server.connect()
-            defer { watcher.close(); writer.close() }
-            #expect(try await watcher.call(#"{"jsonrpc":"2.0","id":"w1","method":"watch"}"#).member("result", "revision") == 0)
-            try await Self.flood(writer)
+        try await Self.withFloodedWatcher(configuration: configuration) { watcher, writer in
 
             try await watcher.send(#"{"jsonrpc":"2.0","id":"w2","method":"watch","params":{"since":999999}}"# + "\n"
                 + #"{"jsonrpc":"2.0","id":"p","method":"ping"}"# + "\n")
@@ -113,12 +114,7 @@ extension MemoryHeavy {
 
     @Test("own change, then watch with since 0 behind a backlog: each change once and in order, then 6 for a since below what was sent")
     func ownChangeThenRewatchSince() async throws {
-        try await withTestServer(configuration: Self.configuration) { server in
-            let watcher = try await server.connect()
-            let writer = try await server.connect()
-            defer { watcher.close(); writer.close() }
-            #expect(try await watcher.call(#"{"jsonrpc":"2.0","id":"w1","method":"watch"}"#).member("result", "revision") == 0)
-            try await Self.flood(writer)
+        try await Self.withFloodedWatcher { watcher, writer in
 
             // Found by review: with `since`, the queued notifications were dropped and resent as the backlog,
             // after the `own` reply (which carries 401): 171..400 came after it, 1..170 twice.
@@ -144,12 +140,7 @@ extension MemoryHeavy {
 
     @Test("unwatch, then watch: the unwatch reply comes after everything owed; since below it is 6, since at it resumes with what was missed")
     func unwatchThenWatchSince() async throws {
-        try await withTestServer(configuration: Self.configuration) { server in
-            let watcher = try await server.connect()
-            let writer = try await server.connect()
-            defer { watcher.close(); writer.close() }
-            #expect(try await watcher.call(#"{"jsonrpc":"2.0","id":"w1","method":"watch"}"#).member("result", "revision") == 0)
-            try await Self.flood(writer)
+        try await Self.withFloodedWatcher { watcher, writer in
 
             try await watcher.send(
                 #"{"jsonrpc":"2.0","id":"u","method":"unwatch"}"# + "\n"
