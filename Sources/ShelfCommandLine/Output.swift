@@ -19,12 +19,6 @@ public struct Output: Sendable {
     /// text for a reader that went away is dropped (`StandardStream`).
     public static let standard = Output(out: { StandardStream.output.write($0) }, err: { StandardStream.error.write($0) })
 
-    /// The same for a command (`shelf`): once nobody reads its standard output (`shelf watch | head -1`), it ends as
-    /// a Unix command does in a pipeline, by SIGPIPE, instead of working on for nobody.
-    public static let command = Output(
-        out: { if !StandardStream.output.write($0) { StandardStream.endAsIfByBrokenPipe() } },
-        err: { StandardStream.error.write($0) })
-
     /// Prints `line` and a newline to standard output.
     package func line(_ line: String) { out(line + "\n") }
 

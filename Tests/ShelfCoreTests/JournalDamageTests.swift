@@ -89,6 +89,31 @@ import Testing
         #expect(list.revision == acknowledged)
         #expect(list.items.count == Int(acknowledged))
     }
+
+    @Test("a journal cut after a compaction that fails after changing the file stops all writes; the files still load with every acknowledged change")
+    // The cut's outcome is unknown then (the file may end anywhere): appending could leave a hole or a torn record
+    // in the middle.
+    func failedCutThatChangedTheFile() async throws {
+        let files = try StoreFiles()
+        defer { files.remove() }
+        let faults = FileFaults()
+        let reported = Mutex<[CompactionEvent]>([])
+        let store = FileListStore(
+            path: files.path, faults: faults, compactionMinimumBytes: 256,
+            compactionEvents: { event in reported.withLock { $0.append(event) } })
+        _ = try await store.load()
+        faults.arm(.truncateLate)
+        var acknowledged: Revision = 0
+        while reported.withLock({ $0.isEmpty }), acknowledged < 30 {
+            #expect(await commit(store, addCommit(acknowledged + 1, base: acknowledged)).error == nil)
+            acknowledged += 1
+            await store.waitUntilCompacted()
+        }
+        #expect(reported.withLock { $0 } == [.stoppedWrites(.injected("truncateLate"))], "reported as stopping writes, not as a retry")
+        #expect(await commit(store, addCommit(acknowledged + 1, base: acknowledged)).error != nil, "a later commit is refused")
+        let reopened = FileListStore(path: files.path)
+        #expect(try await reopened.load().revision == acknowledged)
+    }
 }
 
 @Suite struct RevisionLimitTests {

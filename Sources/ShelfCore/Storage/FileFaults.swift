@@ -7,13 +7,14 @@ public final class FileFaults: Sendable {
     /// - a journal append: `write`, `fsync`;
     /// - an atomic snapshot replacement: `write` (once, before the first slice), `syncSlice` (the sync after each
     ///   4 MiB slice but the last), `fsync` (once, at the end), `rename`, `syncDirectory`;
-    /// - the journal's truncation after a compaction or a failed append: `truncate`;
+    /// - the journal's truncation after a compaction or a failed append: `truncate` (before the cut: the file stays
+    ///   as it was), `truncateLate` (after it: the file changed, as when a failing device reports an error late);
     /// - the zero bytes written ahead of the journal's records: `preallocate` (after the zeros are written, before
     ///   they are synced);
     /// - the journal's replacement after a compaction during which rounds were appended: `rotate` (before it is
     ///   written), `rotateSync` (the directory sync after its rename, and its retry before the next append).
     public enum Step: String, Sendable, Hashable, CaseIterable {
-        case write, syncSlice, fsync, rename, syncDirectory, truncate, preallocate, rotate, rotateSync
+        case write, syncSlice, fsync, rename, syncDirectory, truncate, truncateLate, preallocate, rotate, rotateSync
     }
 
     private let armed = Mutex<[Step: Int]>([:])

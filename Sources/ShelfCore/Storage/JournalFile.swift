@@ -215,6 +215,7 @@ final class JournalFile {
         do throws(StorageError) {
             try faults?.check(.truncate)
             if retryingEINTR({ ftruncate(fd, off_t(newLength)) }) != 0 { throw .io(call: "ftruncate", path: path, errno: errno) }
+            try faults?.check(.truncateLate)
         } catch {
             if sizeBefore == nil || fileSize() != sizeBefore { damaged = true }
             throw error

@@ -1,14 +1,15 @@
 import Dispatch
 import Glibc
 
-/// Turns SIGINT and SIGTERM into an async sequence, and ignores SIGPIPE (a vanished client must never kill the
-/// server; sockets also send with MSG_NOSIGNAL).
-package final class SignalWatcher {
+/// Turns SIGINT and SIGTERM into an async sequence for `shelf watch`, and ignores SIGPIPE: a server gone away
+/// shows as `EPIPE` on the socket (which also sends with MSG_NOSIGNAL), and `Output.command` ends `shelf` itself
+/// when its reader goes away.
+final class SignalWatcher {
     /// The signals received, in order.
-    package let signals: AsyncStream<Int32>
+    let signals: AsyncStream<Int32>
     private let sources: [any DispatchSourceSignal]
 
-    package init(_ watched: [Int32] = [SIGINT, SIGTERM]) {
+    init(_ watched: [Int32] = [SIGINT, SIGTERM]) {
         signal(SIGPIPE, SIG_IGN)
         let (stream, sink) = AsyncStream.makeStream(of: Int32.self)
         signals = stream

@@ -1,4 +1,5 @@
 import Glibc
+import ShelfCommandLine
 
 /// A process's arguments as strings, checked: `CommandLine.arguments` silently turns bytes that are not UTF-8 into
 /// U+FFFD, so a title typed in a terminal with another encoding would be stored as replacement characters.
