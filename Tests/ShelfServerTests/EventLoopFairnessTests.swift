@@ -13,8 +13,10 @@ struct EventLoopFairnessTests {
         // full read, its reader would never suspend, and nothing else would run on the loop.
         var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
         configuration.readChunkBytes = 64
-        try await withTestServer(configuration: configuration, seconds: 30) { server in
-            let streamer = try BlockingStreamer.start(port: server.address.port, chunk: [UInt8](repeating: 0x78, count: 65_536))
+        try await withTestServer(configuration: configuration, seconds: 60) { server in
+            // Sent 4 KiB at a time, so that the check below needs the server to read only 64 reads' worth: with 64 KiB
+            // sends, 1,024 turns of a loop shared with a loaded parallel suite once took over 10 s.
+            let streamer = try BlockingStreamer.start(port: server.address.port, chunk: [UInt8](repeating: 0x78, count: 4096))
             defer { streamer.stop() }
             // The stream is flowing: from its first readable event the server's reader finds every read full. (A
             // bigger threshold would wait for the server to read it, 64 bytes at a time, which under a full
@@ -30,7 +32,7 @@ struct EventLoopFairnessTests {
             #expect(pong == (try JSONParser.parse(Array(#"{"jsonrpc":"2.0","id":1,"result":"pong"}"#.utf8))))
             // Still streaming when the pong came: it was not the streamer's pause that let the ping through.
             let before = streamer.sentBytes.load(ordering: .relaxed)
-            try await withDeadline(seconds: 10) {
+            try await withDeadline(seconds: 25) {
                 try await waitUntil { streamer.sentBytes.load(ordering: .relaxed) > before }
             }
         }
