@@ -35,22 +35,8 @@ import Testing
     func failedCutAfterCompaction() async throws {
         let files = try StoreFiles()
         defer { files.remove() }
-        let faults = FileFaults()
-        let reported = Mutex<[CompactionEvent]>([])
-        let store = FileListStore(
-            path: files.path, faults: faults, compactionMinimumBytes: 256,
-            compactionEvents: { event in reported.withLock { $0.append(event) } })
-        _ = try await store.load()
-        faults.arm(.truncate)
-        var acknowledged: Revision = 0
-        // One commit at a time, each followed by any compaction it made due: a commit appended while a compaction
-        // runs sends its cut down the other path (the journal's replacement), which the armed fault does not reach.
-        while reported.withLock({ $0.count }) < 2, acknowledged < 60 {
-            #expect(await commit(store, addCommit(acknowledged + 1, base: acknowledged)).error == nil)
-            acknowledged += 1
-            await store.waitUntilCompacted()
-        }
-        #expect(reported.withLock { $0 } == [.failed(.injected("truncate")), .recovered(afterFailures: 1)])
+        let (_, acknowledged, reported) = try await Self.commitUntilCompactionEvents(2, faulting: .truncate, at: files, limit: 60)
+        #expect(reported == [.failed(.injected("truncate")), .recovered(afterFailures: 1)])
         let records = try JournalFile.read(path: files.path + ".journal").records.count
         #expect(records == 0, "the compaction after the failed cut dropped every record")
         let reopened = FileListStore(path: files.path)
@@ -61,20 +47,9 @@ import Testing
     func restartAfterFailedCutAfterCompaction() async throws {
         let files = try StoreFiles()
         defer { files.remove() }
-        let faults = FileFaults()
-        let reported = Mutex<[CompactionEvent]>([])
-        let store = FileListStore(
-            path: files.path, faults: faults, compactionMinimumBytes: 256,
-            compactionEvents: { event in reported.withLock { $0.append(event) } })
-        _ = try await store.load()
-        faults.arm(.truncate)
-        var acknowledged: Revision = 0
-        while reported.withLock({ $0.isEmpty }), acknowledged < 30 {
-            #expect(await commit(store, addCommit(acknowledged + 1, base: acknowledged)).error == nil)
-            acknowledged += 1
-            await store.waitUntilCompacted()
-        }
-        #expect(reported.withLock { $0 } == [.failed(.injected("truncate"))])
+        let (store, counted, reported) = try await Self.commitUntilCompactionEvents(1, faulting: .truncate, at: files, limit: 30)
+        var acknowledged = counted
+        #expect(reported == [.failed(.injected("truncate"))])
         // Two more, appended after the records the new snapshot holds.
         for _ in 0..<2 {
             #expect(await commit(store, addCommit(acknowledged + 1, base: acknowledged)).error == nil)
@@ -96,23 +71,35 @@ import Testing
     func failedCutThatChangedTheFile() async throws {
         let files = try StoreFiles()
         defer { files.remove() }
+        let (store, acknowledged, reported) = try await Self.commitUntilCompactionEvents(1, faulting: .truncateLate, at: files, limit: 30)
+        #expect(reported == [.stoppedWrites(.injected("truncateLate"))], "reported as stopping writes, not as a retry")
+        #expect(await commit(store, addCommit(acknowledged + 1, base: acknowledged)).error != nil, "a later commit is refused")
+        let reopened = FileListStore(path: files.path)
+        #expect(try await reopened.load().revision == acknowledged)
+    }
+
+    /// A file store at `files` that compacts past 256 bytes, with `step` armed: commits one at a time, each followed by
+    /// any compaction it made due, until `count` compaction events were reported (or `limit` commits). One at a
+    /// time, because a commit appended while a compaction runs sends its cut down the other path (the journal's
+    /// replacement), which a `truncate` fault does not reach.
+    /// - Returns: the store, how many commits were acknowledged, and the events.
+    private static func commitUntilCompactionEvents(
+        _ count: Int, faulting step: FileFaults.Step, at files: StoreFiles, limit: Revision
+    ) async throws -> (store: FileListStore, acknowledged: Revision, reported: [CompactionEvent]) {
         let faults = FileFaults()
         let reported = Mutex<[CompactionEvent]>([])
         let store = FileListStore(
             path: files.path, faults: faults, compactionMinimumBytes: 256,
             compactionEvents: { event in reported.withLock { $0.append(event) } })
         _ = try await store.load()
-        faults.arm(.truncateLate)
+        faults.arm(step)
         var acknowledged: Revision = 0
-        while reported.withLock({ $0.isEmpty }), acknowledged < 30 {
+        while reported.withLock({ $0.count }) < count, acknowledged < limit {
             #expect(await commit(store, addCommit(acknowledged + 1, base: acknowledged)).error == nil)
             acknowledged += 1
             await store.waitUntilCompacted()
         }
-        #expect(reported.withLock { $0 } == [.stoppedWrites(.injected("truncateLate"))], "reported as stopping writes, not as a retry")
-        #expect(await commit(store, addCommit(acknowledged + 1, base: acknowledged)).error != nil, "a later commit is refused")
-        let reopened = FileListStore(path: files.path)
-        #expect(try await reopened.load().revision == acknowledged)
+        return (store, acknowledged, reported.withLock { $0 })
     }
 }
 
