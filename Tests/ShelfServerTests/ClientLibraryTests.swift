@@ -186,7 +186,7 @@ private struct Failure: Error, CustomStringConvertible {
             }
         }
         defer { serving.cancel() }
-        try await withDeadline(seconds: 10) { try await body(listener.localAddress) }
+        try await withDeadline { try await body(listener.localAddress) }
     }
 
     /// Found by review: the reply timeout counted from the request, so a large reply crossing a slow link (or a pong
@@ -242,7 +242,7 @@ private struct Failure: Error, CustomStringConvertible {
             connection.close()
         }
         defer { serving.cancel() }
-        try await withDeadline(seconds: 10) {
+        try await withDeadline {
             let client = try await ShelfClient.connect(to: listener.localAddress)
             do throws(ClientError) {
                 try await client.ping()

@@ -21,7 +21,7 @@ struct EventLoopFairnessTests {
             // The stream is flowing: from its first readable event the server's reader finds every read full. (A
             // bigger threshold would wait for the server to read it, 64 bytes at a time, which under a full
             // parallel test run took over 10 s for 16 MiB.)
-            try await withDeadline(seconds: 10) {
+            try await withDeadline {
                 try await waitUntil { streamer.sentBytes.load(ordering: .relaxed) > 1 << 20 }
             }
             let pong = try await result(within: .seconds(5)) {

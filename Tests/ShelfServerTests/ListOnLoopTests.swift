@@ -29,7 +29,7 @@ import Testing
             if change.revision == 1 { list.whenAnswered(b) { outcome in answers.withLock { $0.append(outcome) } } }
         }
         store.open()
-        try await withDeadline(seconds: 5) { try await waitUntil { answers.withLock { !$0.isEmpty } } }
+        try await withDeadline { try await waitUntil { answers.withLock { !$0.isEmpty } } }
         #expect(answers.withLock { $0 } == [.failure(ReadingListError.conflict(current: 1))])
         #expect(await list.outcome(of: a).map(\.revision) == .success(1))
     }
@@ -50,7 +50,7 @@ import Testing
         }.value
         store.inner.failWrites = true
         store.open()
-        try await withDeadline(seconds: 5) { try await waitUntil { answers.withLock { $0.count == 2 } } }
+        try await withDeadline { try await waitUntil { answers.withLock { $0.count == 2 } } }
         let failed = Result<MutationResult, ReadingListError>.failure(.storageFailed(.injected("memory store write")))
         #expect(answers.withLock { $0 } == ["A": failed, "B": failed])
         #expect(await list.revision == 0)

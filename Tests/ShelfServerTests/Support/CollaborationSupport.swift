@@ -65,7 +65,7 @@ func withHistoryTestServer(
     historyLimit: Int = ReadingList.defaultHistoryLimit,
     configuration: ServerConfiguration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0)),
     log: ServerLog = .silent,
-    seconds: Int = 20,
+    seconds: Int = 60,
     _ body: @escaping @Sendable (HistoryTestServer) async throws -> Void
 ) async throws {
     try await withDeadline(seconds: seconds) {

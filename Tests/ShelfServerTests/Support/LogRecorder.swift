@@ -25,7 +25,7 @@ final class LogRecorder: Sendable {
 func withRecordingTestServer(
     store: any ListStore = MemoryListStore(),
     configuration: ServerConfiguration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0)),
-    seconds: Int = 20,
+    seconds: Int = 60,
     _ body: @escaping @Sendable (TestServer, LogRecorder) async throws -> Void
 ) async throws {
     let recorder = LogRecorder()

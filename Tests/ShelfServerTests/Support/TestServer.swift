@@ -60,7 +60,7 @@ struct TestServer: Sendable {
 func withTestServer(
     store: any ListStore = MemoryListStore(),
     configuration: ServerConfiguration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0)),
-    seconds: Int = 20,
+    seconds: Int = 60,
     _ body: @escaping @Sendable (TestServer) async throws -> Void
 ) async throws {
     try await withDeadline(seconds: seconds) {
