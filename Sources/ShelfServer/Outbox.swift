@@ -38,9 +38,9 @@ final class Outbox: Sendable {
         var jobHead = 0
         var notes: [(revision: Revision, line: [UInt8])] = []
         var noteBytes = 0
-        /// The revision of the last notification queued (0 before any): every change up to it was handed to this
-        /// connection, by a live watch or a backlog.
-        var lastQueuedRevision: Revision = 0
+        /// The revision of the last notification queued (0 before any): every change up to it that this connection
+        /// watched for was handed to it, by a live watch or a backlog.
+        var lastNotifiedRevision: Revision = 0
         var finished = false
         var overflowed = false
         var overflowReported = false
@@ -136,14 +136,19 @@ final class Outbox: Sendable {
         waiter?.resume()
     }
 
-    /// The revision of the last notification queued for this connection (0 before any): it was handed every change
-    /// up to it that it watched for.
-    var lastQueuedRevision: Revision {
-        state.withLock { $0.lastQueuedRevision }
+    /// The revision of the last notification queued for this connection (0 before any): a backlog that starts
+    /// below it would send a change twice (protocol/PROTOCOL.md §6).
+    var lastNotifiedRevision: Revision {
+        state.withLock { $0.lastNotifiedRevision }
+    }
+
+    /// How many more bytes of notifications may be queued before the connection is a slow consumer.
+    var notificationRoom: Int {
+        state.withLock { $0.overflowed ? 0 : max(0, maxBytes - $0.noteBytes) }
     }
 
     /// Queues a watch's backlog behind the notifications already queued (all at or below its first revision, when
-    /// it starts after `lastQueuedRevision`), so that every reply after it goes out after it and in revision order.
+    /// it starts after `lastNotifiedRevision`), so that every reply after it goes out after it and in revision order.
     /// Wakes nobody: the `watch` reply, queued or written directly, takes them with it.
     /// - Returns: false, queuing nothing, when the queue would then pass `maxBytes` (or has overflowed).
     func queueBacklog(_ lines: [(revision: Revision, line: [UInt8])]) -> Bool {
@@ -152,7 +157,7 @@ final class Outbox: Sendable {
             guard !state.overflowed, state.noteBytes + bytes <= maxBytes else { return false }
             state.notes.append(contentsOf: lines)
             state.noteBytes += bytes
-            if let last = lines.last { state.lastQueuedRevision = max(state.lastQueuedRevision, last.revision) }
+            if let last = lines.last { state.lastNotifiedRevision = max(state.lastNotifiedRevision, last.revision) }
             return true
         }
     }
@@ -193,7 +198,7 @@ final class Outbox: Sendable {
             }
             state.notes.append((revision, line))
             state.noteBytes += line.count
-            state.lastQueuedRevision = max(state.lastQueuedRevision, revision)
+            state.lastNotifiedRevision = max(state.lastNotifiedRevision, revision)
             if state.directWrite { return (.queued, nil) }
             if state.writerIsBypassable {
                 state.directWrite = true

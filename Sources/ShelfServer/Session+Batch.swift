@@ -26,10 +26,6 @@ extension Session {
         }
         var answers: [Answer] = []
         var encodedBytes = 0
-        // A watching connection gets a `changed` line for each of its own changes too, queued behind this batch's
-        // line until it is written: counted with the reply, so they stay under the notification limit (a watcher
-        // reading promptly was cut off as a slow consumer by its own batch of toggles).
-        let perChange = feed.isWatching(connection.id) ? 2 : 1
         await outbox.waitForRoom()
         for element in elements where context.keepReading && outbox.writeFailure == nil {
             // The batch's line is written whole, so its replies cannot wait for room: past the budget (after at
@@ -43,6 +39,11 @@ extension Session {
             // A mutation's reply is made later, by the writer, but counts now: it repeats the item, whose title
             // may be 32 KiB (1000 `mark`s of one such item made a 31 MB line).
             if let (submission, id) = prepared.mutation, let id {
+                // A watching connection gets a `changed` line for each of its own changes too, queued behind this
+                // batch's line until it is written: counted with the reply, so they stay under the notification
+                // limit (a watcher reading promptly was cut off as a slow consumer by its own batch of toggles).
+                // Asked per element: a `watch` earlier in the batch starts it (found by an attack run).
+                let perChange = feed.isWatching(connection.id) ? 2 : 1
                 // The notification carries the item, not the id.
                 let estimate = Self.estimatedReplyBytes(await list.decidedOutcome(of: submission))
                 encodedBytes += estimate * perChange + Self.heldIDBytes(id)

@@ -22,6 +22,24 @@ import Testing
         #expect(Session.estimatedReplyBytes(nil) == 256)
     }
 
+    @Test("a backlog's estimate is never more than its changed lines take: a watch is refused for size only when it would not fit")
+    func backlogEstimateIsLow() {
+        let item = { (title: String, n: UInt64) in
+            Item(id: UUID(), title: title, isRead: n % 2 == 0, addedAt: Date(timeIntervalSince1970: 0), revision: n)
+        }
+        let changes = [
+            RevisionedChange(revision: 1, change: .added(item("D", 1))),
+            RevisionedChange(revision: 2, change: .updated(item(#"a"b\c"#, 2))),
+            RevisionedChange(revision: 3, change: .updated(item(String(repeating: "é", count: 1000), 3))),
+            RevisionedChange(revision: 18_446_744_073_709_551_614, change: .removed(UUID())),
+        ]
+        for change in changes {
+            let line = ServerNotification.changed(change).line
+            #expect(Session.estimatedBytes([change]) <= line.count, "\(change.change): estimated \(Session.estimatedBytes([change])), takes \(line.count)")
+            #expect(Session.estimatedBytes([change]) * 2 > line.count, "a low estimate, but not a useless one")
+        }
+    }
+
     /// Found by a hostile-input run: replies waiting for the writer keep their ids, uncounted, so a client that
     /// pipelined a thousand toggles with 1 MB ids and did not read held a gigabyte.
     @Test("an id of 1 KiB or more counts against the reply budget with its bytes; a smaller one not at all")

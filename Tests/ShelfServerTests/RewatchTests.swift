@@ -34,6 +34,59 @@ extension MemoryHeavy {
         }
     }
 
+    @Test("a since below a revision a reply already carried, with no notification sent: the backlog asked for is sent (the documented exception)")
+    func sinceBelowARepliedRevision() async throws {
+        try await withTestServer { server in
+            let client = try await server.connect()
+            defer { client.close() }
+            for n in 1...5 {
+                _ = try await client.call(#"{"jsonrpc":"2.0","id":\#(n),"method":"add","params":{"title":"B\#(n)"}}"#)
+            }
+            #expect(try await client.call(#"{"jsonrpc":"2.0","id":"w","method":"watch"}"#).member("result", "revision") == 5)
+            #expect(try await client.call(#"{"jsonrpc":"2.0","id":"u","method":"unwatch"}"#).member("result", "revision") == 5)
+            try await client.send(#"{"jsonrpc":"2.0","id":"w2","method":"watch","params":{"since":2}}"# + "\n")
+            let (backlog, watched) = try await Self.notifications(until: "w2", on: client)
+            #expect(backlog == [3, 4, 5])
+            #expect(watched.member("result", "revision") == 5)
+        }
+    }
+
+    @Test("a batch that starts watching with a backlog and then makes changes: the budget counts both, and nothing is cut off")
+    func batchedWatchSinceThenChangesStaysWithinTheLimit() async throws {
+        var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
+        configuration.maxOutboundBytes = 65536
+        try await withTestServer(configuration: configuration) { server in
+            let client = try await server.connect()
+            defer { client.close() }
+            let title = String(repeating: "x", count: 1000)
+            for n in 1...52 {
+                _ = try await client.call(#"{"jsonrpc":"2.0","id":\#(n),"method":"add","params":{"title":"\#(title)"}}"#)
+            }
+            // Found by an attack run: the 30 adds' notifications were not counted (the batch did not watch when it
+            // began), nor the backlog's ~63 KB, and the connection was cut off as a slow consumer.
+            let adds = (0..<30).map { #"{"jsonrpc":"2.0","id":"a\#($0)","method":"add","params":{"title":"own\#($0)"}}"# }
+            try await client.send("[" + ([#"{"jsonrpc":"2.0","id":"w","method":"watch","params":{"since":1}}"#] + adds).joined(separator: ",") + "]\n")
+            var revisions: [UInt64] = []
+            var batch: JSONValue?
+            while batch == nil {
+                let line = try await client.readJSON()
+                #expect(line.member("method") != "closing", "cut off: \(line)")
+                if line.member("method") == "changed" {
+                    revisions.append(try #require(line.member("params", "revision")?.numberValue?.uint64))
+                } else {
+                    batch = line
+                }
+            }
+            let replies = try #require(batch?.arrayValue)
+            #expect(replies.count == 31)
+            #expect(replies.first?.member("result", "revision") == 52)
+            let made = replies.dropFirst().filter { $0.member("result") != nil }.count
+            #expect(made < 30, "the backlog and the notifications fill the budget: later adds are refused, not carried out")
+            #expect(revisions.elementsEqual(2...UInt64(52 + made)), "the backlog, then one notification per add made")
+            #expect(try await client.call(#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#).member("result") == "pong")
+        }
+    }
+
     /// A server, a connection that watches from revision 0 and has not read since, and a writer that then made
     /// `floodChanges` changes (all answered).
     static func withFloodedWatcher(
