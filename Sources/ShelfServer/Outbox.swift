@@ -142,19 +142,22 @@ final class Outbox: Sendable {
         state.withLock { $0.lastNotifiedRevision }
     }
 
-    /// How many more bytes of notifications may be queued before the connection is a slow consumer.
-    var notificationRoom: Int {
-        state.withLock { $0.overflowed ? 0 : max(0, maxBytes - $0.noteBytes) }
+    /// How many more bytes of backlog may be queued now (`queueBacklog`): up to half of `maxBytes` in all, so that
+    /// the changes made while a backlog goes out still have room (found by review: a backlog that filled the queue
+    /// had the next change cut the connection off as a slow consumer, and the backlog was lost).
+    var backlogRoom: Int {
+        state.withLock { $0.overflowed ? 0 : max(0, maxBytes / 2 - $0.noteBytes) }
     }
 
     /// Queues a watch's backlog behind the notifications already queued (all at or below its first revision, when
     /// it starts after `lastNotifiedRevision`), so that every reply after it goes out after it and in revision order.
     /// Wakes nobody: the `watch` reply, queued or written directly, takes them with it.
-    /// - Returns: false, queuing nothing, when the queue would then pass `maxBytes` (or has overflowed).
+    /// - Returns: false, queuing nothing, when the queue would then pass half of `maxBytes` (`backlogRoom`), or has
+    ///   overflowed.
     func queueBacklog(_ lines: [(revision: Revision, line: [UInt8])]) -> Bool {
         state.withLock { state in
             let bytes = lines.reduce(0) { $0 + $1.line.count }
-            guard !state.overflowed, state.noteBytes + bytes <= maxBytes else { return false }
+            guard !state.overflowed, state.noteBytes + bytes <= maxBytes / 2 else { return false }
             state.notes.append(contentsOf: lines)
             state.noteBytes += bytes
             if let last = lines.last { state.lastNotifiedRevision = max(state.lastNotifiedRevision, last.revision) }

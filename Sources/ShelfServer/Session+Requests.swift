@@ -283,7 +283,7 @@ extension Session {
                 }
                 // Refused before anything is encoded when even a low estimate does not fit: this runs on the list's
                 // actor, and 10,000 kept changes of 25 KB took 0.65 s to encode (found by an attack run).
-                let lines = Self.estimatedBytes(changes) <= outbox.notificationRoom
+                let lines = Self.estimatedBytes(changes) <= outbox.backlogRoom
                     ? changes.map { ($0.revision, ServerNotification.changed($0).line) } : nil
                 guard let lines, outbox.queueBacklog(lines) else {
                     refusal.withLock { $0 = Self.backlogTooLarge(since: since ?? revision, maxBytes: outbox.maxBytes, current: revision) }
@@ -309,19 +309,19 @@ extension Session {
         RPCError(
             .compacted,
             "Changes up to revision \(sent) were already sent on this connection; watch from revision \(sent) or later "
-                + "(since \(since) would send them again), or list again and watch from there",
+                + "(since \(since) would send them again), or unwatch, list again and watch from the list's revision",
             extra: [("revision", .number(JSONNumber(current)))])
     }
 
     /// A low estimate of the bytes `changes` take as `changed` lines, made without encoding them: each title's UTF-8
-    /// bytes (O(1) for a native string) and 150 for the rest of a line (an `added` line with a one-byte title is
-    /// about 230).
+    /// bytes (O(1) for a native string) and 150 for the rest of an `added` or `updated` line (one with a one-byte
+    /// title at revision 1 takes 232), 120 for a `removed` line (133 at revision 1).
     static func estimatedBytes(_ changes: [RevisionedChange]) -> Int {
         var bytes = 0
         for change in changes {
             switch change.change {
             case .added(let item), .updated(let item): bytes += 150 + item.title.utf8.count
-            case .removed: bytes += 150
+            case .removed: bytes += 120
             }
         }
         return bytes
@@ -331,8 +331,8 @@ extension Session {
     static func backlogTooLarge(since: Revision, maxBytes: Int, current: Revision) -> RPCError {
         RPCError(
             .compacted,
-            "The changes after revision \(since) are more than this connection may queue (\(maxBytes) bytes, "
-                + "--max-outbound-bytes); list again and watch from there",
+            "The changes after revision \(since) are more than this connection may queue at once (half of \(maxBytes) "
+                + "bytes, --max-outbound-bytes); list again and watch from there",
             extra: [("revision", .number(JSONNumber(current)))])
     }
 

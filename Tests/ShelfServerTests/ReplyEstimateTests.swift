@@ -32,6 +32,10 @@ import Testing
             RevisionedChange(revision: 2, change: .updated(item(#"a"b\c"#, 2))),
             RevisionedChange(revision: 3, change: .updated(item(String(repeating: "é", count: 1000), 3))),
             RevisionedChange(revision: 18_446_744_073_709_551_614, change: .removed(UUID())),
+            // The shortest lines there are (found by review: a removal was counted 150 bytes and takes 133, so a
+            // backlog that fitted was refused).
+            RevisionedChange(revision: 1, change: .removed(UUID())),
+            RevisionedChange(revision: 1, change: .added(item("D", 1))),
         ]
         for change in changes {
             let line = ServerNotification.changed(change).line

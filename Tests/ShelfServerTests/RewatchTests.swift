@@ -59,12 +59,14 @@ extension MemoryHeavy {
             let client = try await server.connect()
             defer { client.close() }
             let title = String(repeating: "x", count: 1000)
-            for n in 1...52 {
+            for n in 1...26 {
                 _ = try await client.call(#"{"jsonrpc":"2.0","id":\#(n),"method":"add","params":{"title":"\#(title)"}}"#)
             }
             // Found by an attack run: the 30 adds' notifications were not counted (the batch did not watch when it
-            // began), nor the backlog's ~63 KB, and the connection was cut off as a slow consumer.
-            let adds = (0..<30).map { #"{"jsonrpc":"2.0","id":"a\#($0)","method":"add","params":{"title":"own\#($0)"}}"# }
+            // began), nor the backlog, and the connection was cut off as a slow consumer. Here the backlog is ~31 KB
+            // (under half the queue) and each add ~1.5 KB counted twice: the budget runs out before the 30th.
+            let long = String(repeating: "y", count: 500)
+            let adds = (0..<30).map { #"{"jsonrpc":"2.0","id":"a\#($0)","method":"add","params":{"title":"\#(long)\#($0)"}}"# }
             try await client.send("[" + ([#"{"jsonrpc":"2.0","id":"w","method":"watch","params":{"since":1}}"#] + adds).joined(separator: ",") + "]\n")
             var revisions: [UInt64] = []
             var batch: JSONValue?
@@ -79,11 +81,41 @@ extension MemoryHeavy {
             }
             let replies = try #require(batch?.arrayValue)
             #expect(replies.count == 31)
-            #expect(replies.first?.member("result", "revision") == 52)
+            #expect(replies.first?.member("result", "revision") == 26)
             let made = replies.dropFirst().filter { $0.member("result") != nil }.count
             #expect(made < 30, "the backlog and the notifications fill the budget: later adds are refused, not carried out")
-            #expect(revisions.elementsEqual(2...UInt64(52 + made)), "the backlog, then one notification per add made")
+            #expect(made > 0)
+            #expect(revisions.elementsEqual(2...UInt64(26 + made)), "the backlog, then one notification per add made")
             #expect(try await client.call(#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#).member("result") == "pong")
+        }
+    }
+
+    @Test("a backlog of more than half the queue is refused, so a change made while it would go out cannot cut the connection off")
+    func backlogLeavesRoomForLiveChanges() async throws {
+        var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
+        configuration.maxOutboundBytes = 65536
+        try await withTestServer(configuration: configuration) { server in
+            let writer = try await server.connect()
+            defer { writer.close() }
+            let title = String(repeating: "x", count: 1000)
+            for n in 1...40 {
+                _ = try await writer.call(#"{"jsonrpc":"2.0","id":\#(n),"method":"add","params":{"title":"\#(title)"}}"#)
+            }
+            // ~49 KB of backlog: under the limit, over half of it. Found by review: a backlog that nearly filled
+            // the queue was admitted, and the pipelined change's notification then overflowed it.
+            let watcher = try await server.connect()
+            defer { watcher.close() }
+            try await watcher.send(
+                #"{"jsonrpc":"2.0","id":"w","method":"watch","params":{"since":0}}"# + "\n"
+                    + #"{"jsonrpc":"2.0","id":"a","method":"add","params":{"title":"small"}}"# + "\n")
+            let refused = try await watcher.readJSON()
+            #expect(refused.member("error", "code") == 6)
+            #expect(try await watcher.readJSON().member("result", "revision") == 41)
+            // From the middle, the rest fits and goes out whole.
+            try await watcher.send(#"{"jsonrpc":"2.0","id":"w2","method":"watch","params":{"since":20}}"# + "\n")
+            let (backlog, watched) = try await Self.notifications(until: "w2", on: watcher)
+            #expect(backlog.elementsEqual(21...41))
+            #expect(watched.member("result", "revision") == 41)
         }
     }
 
@@ -256,7 +288,7 @@ extension MemoryHeavy {
             #expect(refused.member("error", "code") == 6)
             #expect(refused.member("error", "data", "revision") == 10)
             #expect(refused.member("error", "message") == .string(
-                "The changes after revision 0 are more than this connection may queue (4096 bytes, --max-outbound-bytes); list again and watch from there"))
+                "The changes after revision 0 are more than this connection may queue at once (half of 4096 bytes, --max-outbound-bytes); list again and watch from there"))
             // Not watching: a change of its own sends no notification before the reply.
             #expect(try await client.call(#"{"jsonrpc":"2.0","id":11,"method":"add","params":{"title":"x"}}"#).member("result", "revision") == 11)
             // A backlog that fits is sent, then the reply.

@@ -98,7 +98,7 @@ import Testing
             ])
             #expect(try await connection.exchange(#"{"id":4,"method":"watch","params":{"since":1}}"#) == ExpectedLine.error(
                 "4", code: 6,
-                message: "Changes up to revision 2 were already sent on this connection; watch from revision 2 or later (since 1 would send them again), or list again and watch from there",
+                message: "Changes up to revision 2 were already sent on this connection; watch from revision 2 or later (since 1 would send them again), or unwatch, list again and watch from the list's revision",
                 reason: "compacted", extra: #""revision":2"#))
             #expect(try await connection.exchange(#"{"id":5,"method":"watch","params":{"since":2}}"#) == ExpectedLine.result("5", #"{"revision":2}"#))
             let third = ExpectedLine.itemJSON(3, "C", revision: 3)
