@@ -1,16 +1,19 @@
 /// Splits command-line words into options and operands the way most Unix tools do: `--name value`,
 /// `--name=value`, `-h`, and `--` ending the options (so a title may start with `-`).
 package struct ArgumentScanner {
+    /// One scanned word: an option or an operand.
     package enum Token: Equatable {
         /// `--name`, `--name=value` (inline value) or `-h` (name `h`). A single-dash word of several letters keeps
         /// its dash in `name` (`-rf`), so it matches no long option and is reported as typed.
         case option(name: String, inlineValue: String?)
+        /// Anything else, and every word after `--`.
         case operand(String)
     }
 
     private var words: ArraySlice<String>
     private var optionsEnded = false
 
+    /// A scanner over `words` (without the program name).
     package init(_ words: [String]) {
         self.words = words[...]
     }

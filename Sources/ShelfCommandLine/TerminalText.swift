@@ -4,6 +4,7 @@ import ShelfJSON
 /// characters are shown as `\u{…}` escapes, so nothing a title holds can move the cursor, change colours or
 /// reorder the line.
 package enum TerminalText {
+    /// `text` with each unsafe character written as `\u{hex}` (lower-case hex, no leading zeros), the rest as is.
     package static func visible(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)

@@ -5,6 +5,7 @@ import Foundation
 package enum TokenFile {
     /// Why a token file cannot be used.
     package struct Failure: Error, CustomStringConvertible {
+        /// What went wrong, naming the file and what the system said.
         package let description: String
     }
 
