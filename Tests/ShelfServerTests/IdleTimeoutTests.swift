@@ -8,11 +8,16 @@ import Testing
 /// `shelfd --idle-timeout` (protocol/PROTOCOL.md §10): a connection that sends nothing for that long gets a
 /// `closing` notification with reason `idle_timeout` and is closed; a watching one is exempt.
 @Suite struct IdleTimeoutTests {
+    /// A loopback server's configuration with `--idle-timeout`.
+    private static func configuration(idleTimeout: Duration) -> ServerConfiguration {
+        var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
+        configuration.idleTimeout = idleTimeout
+        return configuration
+    }
+
     @Test("an idle connection is told idle_timeout and closed; a watcher idle as long is kept and still answers")
     func idleClosedWatcherKept() async throws {
-        var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
-        configuration.idleTimeout = .seconds(1)
-        try await withTestServer(configuration: configuration) { server in
+        try await withTestServer(configuration: Self.configuration(idleTimeout: .seconds(1))) { server in
             let watcher = try await server.connect()
             defer { watcher.close() }
             #expect(try await watcher.call(#"{"jsonrpc":"2.0","id":1,"method":"watch"}"#).member("result", "revision") == 0)
@@ -33,10 +38,8 @@ import Testing
 
     @Test("a connection that keeps sending within the timeout is not closed")
     func activeKept() async throws {
-        var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
         // Wide: pings 100 ms apart must never look like 5 s of silence, even when a loaded suite stalls the loop.
-        configuration.idleTimeout = .seconds(5)
-        try await withTestServer(configuration: configuration) { server in
+        try await withTestServer(configuration: Self.configuration(idleTimeout: .seconds(5))) { server in
             let active = try await server.connect()
             defer { active.close() }
             let idle = try await server.connect()

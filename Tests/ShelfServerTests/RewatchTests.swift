@@ -15,10 +15,22 @@ extension MemoryHeavy {
     static let floodChanges = 400
     static let bigTitle = String(repeating: "👨‍👩‍👧‍👦", count: 1000)
 
-    static var configuration: ServerConfiguration {
+    static var configuration: ServerConfiguration { configuration(maxOutboundBytes: 64 << 20) }
+
+    /// A loopback server's configuration with `maxOutboundBytes` (`--max-outbound-bytes`).
+    static func configuration(maxOutboundBytes: Int) -> ServerConfiguration {
         var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
-        configuration.maxOutboundBytes = 64 << 20
+        configuration.maxOutboundBytes = maxOutboundBytes
         return configuration
+    }
+
+    /// Adds `count` items with 1000-character titles from `connection`, one at a time (revisions 1...count on a
+    /// fresh server).
+    static func addLongItems(_ count: Int, on connection: LineConnection) async throws {
+        let title = String(repeating: "x", count: 1000)
+        for n in 1...count {
+            _ = try await connection.call(#"{"jsonrpc":"2.0","id":\#(n),"method":"add","params":{"title":"\#(title)"}}"#)
+        }
     }
 
     /// `writer` adds `floodChanges` items with big titles, waiting for every reply (so every notification has been
@@ -53,15 +65,10 @@ extension MemoryHeavy {
 
     @Test("a batch that starts watching with a backlog and then makes changes: the budget counts both, and nothing is cut off")
     func batchedWatchSinceThenChangesStaysWithinTheLimit() async throws {
-        var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
-        configuration.maxOutboundBytes = 65536
-        try await withTestServer(configuration: configuration) { server in
+        try await withTestServer(configuration: Self.configuration(maxOutboundBytes: 65536)) { server in
             let client = try await server.connect()
             defer { client.close() }
-            let title = String(repeating: "x", count: 1000)
-            for n in 1...26 {
-                _ = try await client.call(#"{"jsonrpc":"2.0","id":\#(n),"method":"add","params":{"title":"\#(title)"}}"#)
-            }
+            try await Self.addLongItems(26, on: client)
             // Found by an attack run: the 30 adds' notifications were not counted (the batch did not watch when it
             // began), nor the backlog, and the connection was cut off as a slow consumer. Here the backlog is ~31 KB
             // (under half the queue) and each add ~1.5 KB counted twice: the budget runs out before the 30th.
@@ -92,15 +99,10 @@ extension MemoryHeavy {
 
     @Test("a backlog of more than half the queue is refused, so a change made while it would go out cannot cut the connection off")
     func backlogLeavesRoomForLiveChanges() async throws {
-        var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
-        configuration.maxOutboundBytes = 65536
-        try await withTestServer(configuration: configuration) { server in
+        try await withTestServer(configuration: Self.configuration(maxOutboundBytes: 65536)) { server in
             let writer = try await server.connect()
             defer { writer.close() }
-            let title = String(repeating: "x", count: 1000)
-            for n in 1...40 {
-                _ = try await writer.call(#"{"jsonrpc":"2.0","id":\#(n),"method":"add","params":{"title":"\#(title)"}}"#)
-            }
+            try await Self.addLongItems(40, on: writer)
             // ~49 KB of backlog: under the limit, over half of it. Found by review: a backlog that nearly filled
             // the queue was admitted, and the pipelined change's notification then overflowed it.
             let watcher = try await server.connect()
@@ -275,15 +277,10 @@ extension MemoryHeavy {
 
     @Test("a backlog larger than the connection may queue is refused with 6 and sends nothing; one that fits is sent")
     func backlogOverTheLimit() async throws {
-        var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
-        configuration.maxOutboundBytes = 4096
-        try await withTestServer(configuration: configuration) { server in
+        try await withTestServer(configuration: Self.configuration(maxOutboundBytes: 4096)) { server in
             let client = try await server.connect()
             defer { client.close() }
-            let title = String(repeating: "x", count: 1000)
-            for n in 1...10 {
-                _ = try await client.call(#"{"jsonrpc":"2.0","id":\#(n),"method":"add","params":{"title":"\#(title)"}}"#)
-            }
+            try await Self.addLongItems(10, on: client)
             let refused = try await client.call(#"{"jsonrpc":"2.0","id":"w","method":"watch","params":{"since":0}}"#)
             #expect(refused.member("error", "code") == 6)
             #expect(refused.member("error", "data", "revision") == 10)
