@@ -29,8 +29,9 @@ final class Outbox: Sendable {
         case unsent(ArraySlice<UInt8>)
         /// Notifications overflowed `maxBytes`: say `closing` and close.
         case overflow
-        /// The session is being closed (idle timeout): write this last line, then close.
-        case closing([UInt8])
+        /// The session is being closed (idle timeout, authentication deadline): write this last line, then close;
+        /// `ending` is the reason the log gives.
+        case closing([UInt8], ending: String)
     }
 
     private struct State {
@@ -49,7 +50,7 @@ final class Outbox: Sendable {
         var replyBytes = 0
         var roomWaiter: CheckedContinuation<Void, Never>?
         /// A last line to send before closing, once everything owed is written.
-        var closingLine: [UInt8]?
+        var closingLine: (line: [UInt8], ending: String)?
         /// The writer holds something it took from `next()` and has not asked for more yet.
         var writerBusy = false
         /// A direct write is under way (`beginDirectWrite`, or notifications claimed by `notify`): the writer takes
@@ -172,9 +173,10 @@ final class Outbox: Sendable {
         }
     }
 
-    /// Sends `line` after everything owed, then the session closes (the reader must stop too).
-    func close(with line: [UInt8]) {
-        wake { $0.closingLine = $0.closingLine ?? line }
+    /// Sends `line` after everything owed, then the session closes (the reader must stop too); `ending` is why, for
+    /// the log. The first call wins.
+    func close(with line: [UInt8], ending: String) {
+        wake { $0.closingLine = $0.closingLine ?? (line, ending) }
     }
 
     /// What became of a notification handed to `notify`.
@@ -335,9 +337,9 @@ final class Outbox: Sendable {
             return .some(.job(job))
         }
         if !state.notes.isEmpty { return .some(.notifications(take(state.notes.count, from: &state))) }
-        if state.finished, let line = state.closingLine {
+        if state.finished, let closing = state.closingLine {
             state.closingLine = nil
-            return .some(.closing(line))
+            return .some(.closing(closing.line, ending: closing.ending))
         }
         if state.finished { return .some(nil) }
         return nil

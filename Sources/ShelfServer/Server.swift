@@ -34,6 +34,8 @@ public actor Server {
     /// Failed `accept` calls (out of descriptors, say): logged at most once every 10 s.
     private var acceptFailures = LogThrottle(interval: .seconds(10))
     private var feedSubscription: UInt64?
+    /// With a token: the unauthenticated budget, guess slowdown and their log throttle, shared with every session.
+    private let authGate: AuthGate?
     private var runWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// A server for `list`, configured by `configuration`, logging to `log`. Nothing listens until `start()`.
@@ -45,6 +47,7 @@ public actor Server {
         self.configuration = configuration
         self.log = log
         self.runID = runID
+        authGate = configuration.token == nil ? nil : AuthGate(configuration: configuration)
     }
 
     /// Binds and listens.
@@ -115,8 +118,17 @@ public actor Server {
                 }
                 let session = Session(
                     connection: connection, list: list, feed: feed, listCache: listCache, configuration: configuration, log: log,
-                    runID: runID)
+                    runID: runID, authGate: authGate)
                 sessions[connection.id] = session
+                if let evicted = authGate?.admit(connection.id), let oldest = sessions[evicted] {
+                    authGate?.log(
+                        "connection \(evicted) from \(oldest.connection.peer): closed to make room, \(configuration.maxUnauthenticated) connections waiting to authenticate",
+                        to: log)
+                    oldest.close(
+                        reason: "too_many_unauthenticated",
+                        message: "Closing: \(configuration.maxUnauthenticated) connections are waiting to authenticate and this one waited longest; authenticate right after connecting",
+                        ending: "made room for a newer connection waiting to authenticate")
+                }
                 // On the reactor's event loop: readiness resumes the session where epoll saw it.
                 group.addTask(executorPreference: connection.executor) {
                     await session.run()

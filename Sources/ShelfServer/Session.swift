@@ -24,6 +24,8 @@ final class Session: Sendable {
     let outbox: Outbox
     /// Set when the server has a token: requests other than `hello`, `ping` and `auth` need `auth` first.
     let tokenCheck: TokenCheck?
+    /// The server's authentication budget and guess slowdown; set exactly when `tokenCheck` is.
+    let authGate: AuthGate?
     private let reader = Mutex<ReaderState>(ReaderState())
     /// When the peer last sent anything (for `--idle-timeout`).
     private let lastActivity = Mutex<ContinuousClock.Instant>(.now)
@@ -39,7 +41,7 @@ final class Session: Sendable {
 
     init(
         connection: TCPConnection, list: ReadingList, feed: ChangeFeed, listCache: ListReplyCache,
-        configuration: ServerConfiguration, log: ServerLog, runID: UUID
+        configuration: ServerConfiguration, log: ServerLog, runID: UUID, authGate: AuthGate? = nil
     ) {
         self.connection = connection
         self.list = list
@@ -50,6 +52,7 @@ final class Session: Sendable {
         self.runID = runID
         outbox = Outbox(maxBytes: configuration.maxOutboundBytes)
         tokenCheck = configuration.token.map(TokenCheck.init(token:))
+        self.authGate = tokenCheck == nil ? nil : authGate ?? AuthGate(configuration: configuration)
     }
 
     /// How long one write may wait for the peer to read before the connection is closed (protocol/PROTOCOL.md §10).
@@ -67,8 +70,11 @@ final class Session: Sendable {
         }
         if stopNow { task.cancel() }
         let watchdog = configuration.idleTimeout.map { timeout in Task { await self.watchIdle(timeout) } }
+        let authDeadline = authGate.map { gate in Task { await self.enforceAuthDeadline(gate) } }
         let ending = await writeLoop(window: window)
         watchdog?.cancel()
+        authDeadline?.cancel()
+        authGate?.ended(connection.id)
         feed.remove(connection.id)
         await task.value
         await connection.closeGracefully(within: Self.closingLinger)
@@ -190,11 +196,11 @@ final class Session: Sendable {
                 if ending == nil { await cutOffSlowConsumer() }
                 ending = ending ?? Self.slowConsumerEnding(outbox.maxBytes)
                 continue
-            case .closing(let line):
+            case .closing(let line, let reason):
                 // Not lingering: the reader may still be reading this socket (closing gracefully reads too, and
                 // two reads at once on one socket stop the process); an idle client sent nothing to reset on.
                 if ending == nil { await connection.sayLastLine(line, lingering: false) }
-                ending = ending ?? "idle for more than \(configuration.idleTimeout.map { "\($0)" } ?? "?")"
+                ending = ending ?? reason
                 continue
             }
             if ending == nil, !bytes.isEmpty {
@@ -232,11 +238,32 @@ final class Session: Sendable {
                 lastActivity.withLock { $0 = .now }
                 continue
             }
-            outbox.close(with: ServerNotification.closing(
-                reason: "idle_timeout", message: "Closing: nothing received for \(timeout)").line)
+            outbox.close(
+                with: ServerNotification.closing(reason: "idle_timeout", message: "Closing: nothing received for \(timeout)").line,
+                ending: "idle for more than \(timeout)")
             stop()
             return
         }
+    }
+
+    /// Closes the connection with a `closing` notification (`auth_timeout`) if it has not authenticated within
+    /// `--auth-timeout` of its accept (protocol/PROTOCOL.md §12).
+    private func enforceAuthDeadline(_ gate: AuthGate) async {
+        let timeout = configuration.authTimeout
+        do { try await Task.sleep(for: timeout) } catch { return }
+        guard gate.isWaiting(connection.id) else { return }
+        gate.log("connection \(connection.id) from \(connection.peer): no auth within \(timeout); closing", to: log)
+        close(
+            reason: "auth_timeout",
+            message: "Closing: no successful auth within \(timeout); send {\"method\":\"auth\",\"params\":{\"token\":\"…\"}} first",
+            ending: "no auth within \(timeout)")
+    }
+
+    /// Sends a `closing` notification with `reason` and `message` after the replies owed, and closes the connection;
+    /// `ending` is what the log says. Reading stops at once.
+    func close(reason: String, message: String, ending: String) {
+        outbox.close(with: ServerNotification.closing(reason: reason, message: message).line, ending: ending)
+        stop()
     }
 
     /// The longest a connection lingers after its last reply for the peer to take it (as long as shutdown lets
