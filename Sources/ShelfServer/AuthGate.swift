@@ -61,7 +61,7 @@ final class AuthGate: Sendable {
     func log(_ line: @autoclosure () -> String, to log: ServerLog) {
         let now = ContinuousClock.now
         guard let unlogged = state.withLock({ $0.logLines.admit(now: now) }) else { return }
-        let more = unlogged > 0 ? " (\(unlogged) more authentication line(s) held back since the last)" : ""
+        let more = unlogged > 0 ? " (\(ServerLog.count(unlogged, "more authentication line")) held back since the last)" : ""
         log(line() + more)
     }
 

@@ -57,7 +57,7 @@ public actor Server {
         guard case .idle = state else { throw ServerError.notIdle }
         let budget = DescriptorBudget.connections(wanted: configuration.maxConnections)
         if budget.cap < configuration.maxConnections {
-            log("serving at most \(budget.cap) connections, not \(configuration.maxConnections): the open-file limit is \(budget.limit) (raise it with ulimit -n)")
+            log("serving at most \(ServerLog.count(budget.cap, "connection")), not \(configuration.maxConnections): the open-file limit is \(budget.limit) (raise it with ulimit -n)")
             configuration.maxConnections = budget.cap
         }
         let listener = try TCPListener.listen(on: configuration.listen)
@@ -86,7 +86,7 @@ public actor Server {
                     // Out of descriptors or memory: back off instead of spinning; accepting resumes by itself. That
                     // can last, so at most one line every 10 s, not ten a second.
                     if let unlogged = acceptFailures.admit(now: .now) {
-                        let more = unlogged > 0 ? " (\(unlogged) more such failure(s) since the last such line)" : ""
+                        let more = unlogged > 0 ? " (\(ServerLog.count(unlogged, "more such failure")) since the last such line)" : ""
                         log("\(call)() failed: \(String(cString: strerror(code))) (errno \(code)); retrying every 100 ms\(more)")
                     }
                     try? await Task.sleep(for: .milliseconds(100))
@@ -99,7 +99,7 @@ public actor Server {
                     break
                 }
                 if sessions.count >= configuration.maxConnections {
-                    log("connection \(connection.id) from \(connection.peer) refused: \(sessions.count) connections open")
+                    log("connection \(connection.id) from \(connection.peer) refused: \(ServerLog.count(sessions.count, "connection")) open")
                     // A refused connection holds a descriptor while it lingers, taken from the reserve the
                     // connection cap leaves free (`DescriptorBudget`): only a few may linger at once. The others are
                     // answered and closed right here, before the next accept, so a flood holds no descriptors.
@@ -160,7 +160,7 @@ public actor Server {
             state = .draining
             listener.close()
         }
-        log("shutting down: \(sessions.count) connection(s) open")
+        log("shutting down: \(ServerLog.count(sessions.count, "connection")) open")
         for session in sessions.values { session.stop() }
         let deadline = Task { [weak self] in
             try? await Task.sleep(for: Self.drainTimeout)

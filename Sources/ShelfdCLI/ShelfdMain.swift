@@ -41,7 +41,7 @@ public enum ShelfdMain {
         let signals = TerminationSignals()
         // From here on every standard-error line goes through the log's queue, so lines keep their order; it is
         // flushed before each return.
-        let log = ServerLog.queued { output.error("shelfd: \($0)") }
+        let log = ServerLog.queued { output.error($0) }
         let list: ReadingList
         do {
             list = try await ReadingList(
@@ -63,7 +63,7 @@ public enum ShelfdMain {
         }
         output.line("shelfd listening on \(address)")
         let snapshot = await list.snapshot()
-        log("store \(options.store.summary): revision \(snapshot.revision), \(snapshot.items.count) item(s)")
+        log("store \(options.store.summary): revision \(snapshot.revision), \(ServerLog.count(snapshot.items.count, "item"))")
         if let path = options.tokenFile {
             log("connections must authenticate with the token in \(path)\(options.tokenFileIsDefault ? " (the default token file)" : "")")
         }
