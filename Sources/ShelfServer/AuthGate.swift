@@ -44,16 +44,10 @@ final class AuthGate: Sendable {
         state.withLock { $0.waiting.contains(id) }
     }
 
-    /// When an `auth` from `address` arriving now may be checked (`GuessThrottle.slot`).
+    /// Counts an `auth` from `address` arriving now, and says when it may be checked (`GuessThrottle.slot`).
     func slot(for address: String) -> ContinuousClock.Instant {
         let now = ContinuousClock.now
         return state.withLock { $0.guesses.slot(for: address, now: now) }
-    }
-
-    /// Counts a wrong token from `address`.
-    func failed(_ address: String) {
-        let now = ContinuousClock.now
-        state.withLock { $0.guesses.failed(address, now: now) }
     }
 
     /// Logs `line` through `log` unless another authentication line went out less than a second ago; the next line

@@ -127,7 +127,7 @@ public actor Server {
                     oldest.close(
                         reason: "too_many_unauthenticated",
                         message: "Closing: \(configuration.maxUnauthenticated) connections are waiting to authenticate and this one waited longest; authenticate right after connecting",
-                        ending: "made room for a newer connection waiting to authenticate")
+                        ending: Session.endingLoggedAlready)
                 }
                 // On the reactor's event loop: readiness resumes the session where epoll saw it.
                 group.addTask(executorPreference: connection.executor) {

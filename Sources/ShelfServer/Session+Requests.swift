@@ -198,7 +198,6 @@ extension Session {
             gate.authenticated(connection.id, address: address)
             return .success(MethodResult.empty.json)
         }
-        gate.failed(address)
         context.failedAuthAttempts += 1
         let left = TokenCheck.maxFailures - context.failedAuthAttempts
         if left <= 0 {

@@ -78,7 +78,7 @@ final class Session: Sendable {
         feed.remove(connection.id)
         await task.value
         await connection.closeGracefully(within: Self.closingLinger)
-        if let ending {
+        if let ending, ending != Self.endingLoggedAlready {
             log("connection \(connection.id) from \(connection.peer) closed (\(ending))")
         } else if configuration.logsConnections {
             log("connection \(connection.id) closed")
@@ -256,11 +256,15 @@ final class Session: Sendable {
         close(
             reason: "auth_timeout",
             message: "Closing: no successful auth within \(timeout); send {\"method\":\"auth\",\"params\":{\"token\":\"…\"}} first",
-            ending: "no auth within \(timeout)")
+            ending: Self.endingLoggedAlready)
     }
 
+    /// The ending of a connection whose closing was logged when it was decided (through `AuthGate.log`, which
+    /// throttles what a flood of peers can cause): the session logs nothing more when it ends.
+    static let endingLoggedAlready = "logged already"
+
     /// Sends a `closing` notification with `reason` and `message` after the replies owed, and closes the connection;
-    /// `ending` is what the log says. Reading stops at once.
+    /// `ending` is what the log says (`endingLoggedAlready`: nothing). Reading stops at once.
     func close(reason: String, message: String, ending: String) {
         outbox.close(with: ServerNotification.closing(reason: reason, message: message).line, ending: ending)
         stop()

@@ -16,52 +16,46 @@ import Testing
         #expect(!TokenCheck(token: "").matches(""))
     }
 
-    @Test("three wrong tokens from an address are free; then its attempts are spaced, doubling up to the cap")
+    @Test("three attempts from an address are free; then its attempts are spaced, doubling up to the cap")
     func spacing() {
-        var throttle = GuessThrottle<ContinuousClock.Instant>(
-            freeFailures: 3, baseDelay: .milliseconds(250), maxDelay: .seconds(1))
+        var throttle = GuessThrottle<ContinuousClock.Instant>(freeAttempts: 3, baseDelay: .milliseconds(250), maxDelay: .seconds(1))
         let start = ContinuousClock.now
-        for _ in 0..<3 {
-            #expect(throttle.slot(for: "192.0.2.7", now: start) == start)
-            throttle.failed("192.0.2.7", now: start)
-        }
-        // Three attempts in flight at once from the same address wait in line, 250 ms apart, the first 250 ms
-        // after the third failure.
+        for _ in 0..<3 { #expect(throttle.slot(for: "192.0.2.7", now: start) == start) }
+        // Attempts in flight at once from the same address wait in line, each spaced by the delay its own count
+        // earns: 0.25 s, then 0.5 s, then the 1 s cap.
         #expect(throttle.slot(for: "192.0.2.7", now: start) == start + .milliseconds(250))
-        #expect(throttle.slot(for: "192.0.2.7", now: start) == start + .milliseconds(500))
         #expect(throttle.slot(for: "192.0.2.7", now: start) == start + .milliseconds(750))
-        throttle.failed("192.0.2.7", now: start + .milliseconds(750))
-        // The fourth failure doubles the spacing: the next slot is 500 ms after it.
-        #expect(throttle.slot(for: "192.0.2.7", now: start + .milliseconds(750)) == start + .milliseconds(1250))
-        #expect(throttle.delay(afterFailures: 4) == .milliseconds(500))
-        #expect(throttle.delay(afterFailures: 5) == .seconds(1))
-        #expect(throttle.delay(afterFailures: 40) == .seconds(1))
+        #expect(throttle.slot(for: "192.0.2.7", now: start) == start + .milliseconds(1750))
+        #expect(throttle.slot(for: "192.0.2.7", now: start) == start + .milliseconds(2750))
+        #expect(throttle.delay(afterAttempts: 2) == .zero)
+        #expect(throttle.delay(afterAttempts: 3) == .milliseconds(250))
+        #expect(throttle.delay(afterAttempts: 40) == .seconds(1))
         // Another address is not slowed at all.
         #expect(throttle.slot(for: "192.0.2.8", now: start) == start)
     }
 
-    @Test("a good token forgets an address's failures, and so does time without a failure")
+    @Test("a good token forgets an address's attempts, and so does time without one once its slots have passed")
     func forgetting() {
         var throttle = GuessThrottle<ContinuousClock.Instant>(
-            freeFailures: 1, baseDelay: .seconds(2), maxDelay: .seconds(2), forgetAfter: .seconds(60))
+            freeAttempts: 1, baseDelay: .seconds(2), maxDelay: .seconds(2), forgetAfter: .seconds(60))
         let start = ContinuousClock.now
-        throttle.failed("::1", now: start)
+        #expect(throttle.slot(for: "::1", now: start) == start)
         #expect(throttle.slot(for: "::1", now: start) == start + .seconds(2))
         throttle.succeeded("::1")
         #expect(throttle.slot(for: "::1", now: start) == start)
 
-        throttle.failed("198.51.100.1", now: start)
+        #expect(throttle.slot(for: "198.51.100.1", now: start) == start)
         #expect(throttle.slot(for: "198.51.100.1", now: start + .seconds(61)) == start + .seconds(61))
-        #expect(throttle.peers["198.51.100.1"] == nil)
+        #expect(throttle.peers["198.51.100.1"]?.attempts == 1, "forgotten, then counted afresh")
     }
 
-    @Test("the addresses remembered are bounded: the one whose last failure is oldest makes room")
+    @Test("the addresses remembered are bounded: the one whose last attempt is oldest makes room")
     func boundedPeers() {
         var throttle = GuessThrottle<ContinuousClock.Instant>(maxPeers: 2)
         let start = ContinuousClock.now
-        throttle.failed("a", now: start)
-        throttle.failed("b", now: start + .seconds(1))
-        throttle.failed("c", now: start + .seconds(2))
+        _ = throttle.slot(for: "a", now: start)
+        _ = throttle.slot(for: "b", now: start + .seconds(1))
+        _ = throttle.slot(for: "c", now: start + .seconds(2))
         #expect(Set(throttle.peers.keys) == ["b", "c"])
     }
 
