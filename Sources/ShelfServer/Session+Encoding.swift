@@ -45,7 +45,7 @@ extension Session {
     static func revision(of outcome: Result<MutationResult, ReadingListError>) -> Revision? {
         switch outcome {
         case .success(let result): result.revision
-        case .failure(.conflict(let current)): current
+        case .failure(.conflict(let current, _)): current
         case .failure: nil
         }
     }

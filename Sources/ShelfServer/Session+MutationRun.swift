@@ -11,9 +11,9 @@ extension Session {
 
         var count: Int { ids.count }
 
-        mutating func append(id: RequestID?, _ mutation: Mutation, expect: Revision?) {
+        mutating func append(id: RequestID?, _ mutation: Mutation, expect: Revision?, expectItem: Revision?) {
             ids.append(id)
-            requests.append(ReadingList.Request(mutation, expect: expect))
+            requests.append(ReadingList.Request(mutation, expect: expect, expectItem: expectItem))
         }
     }
 
@@ -31,11 +31,11 @@ extension Session {
             // A large id counts against the reply budget, which only the one-at-a-time path holds (`answerQueued`).
             guard Self.heldIDBytes(element.id) == 0 else { return run }
             switch element {
-            case .call(let id, .mutate(let mutation, let expect)):
-                run.append(id: id, mutation, expect: expect)
+            case .call(let id, .mutate(let mutation, let expect, let expectItem)):
+                run.append(id: id, mutation, expect: expect, expectItem: expectItem)
             case .request(let request):
-                guard case .success(.mutate(let mutation, let expect)) = MethodCall.decode(request) else { return run }
-                run.append(id: request.id, mutation, expect: expect)
+                guard case .success(.mutate(let mutation, let expect, let expectItem)) = MethodCall.decode(request) else { return run }
+                run.append(id: request.id, mutation, expect: expect, expectItem: expectItem)
             case .call, .invalid:
                 return run
             }

@@ -66,8 +66,19 @@ extension Session {
     /// is echoed too, is bounded by the line it came in).
     static func estimatedReplyBytes(_ outcome: Result<MutationResult, ReadingListError>?) -> Int {
         guard case .success(let result)? = outcome, let item = result.item else { return 256 }
-        var bytes = 256
-        for byte in item.title.utf8 { bytes += byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") ? 2 : 1 }
+        var bytes = 256 + jsonBytes(item.title)
+        guard item.hasDetails else { return bytes }
+        // The optional members, with their keys and punctuation (~64 bytes, and the time of `readAt`).
+        bytes += 64 + (item.author.map(jsonBytes) ?? 0) + (item.url.map(jsonBytes) ?? 0) + (item.note.map(jsonBytes) ?? 0)
+        for tag in item.tags { bytes += jsonBytes(tag) + 3 }
+        return bytes
+    }
+
+    /// The bytes `text` takes as a JSON string's contents: two for `"` and `\` (and the `\n`, `\t` a note holds),
+    /// one for every other byte.
+    private static func jsonBytes(_ text: String) -> Int {
+        var bytes = 0
+        for byte in text.utf8 { bytes += byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 ? 2 : 1 }
         return bytes
     }
 
@@ -144,8 +155,8 @@ extension Session {
     /// Carries out one typed request.
     private nonisolated(nonsending) func prepare(_ call: MethodCall, id: RequestID?, context: inout ReaderContext) async -> Prepared {
         switch call {
-        case .mutate(let mutation, let expect):
-            let submission = await list.submit(mutation, expect: expect)
+        case .mutate(let mutation, let expect, let expectItem):
+            let submission = await list.submit(mutation, expect: expect, expectItem: expectItem)
             if case .pending(let ticket) = submission { context.lastPendingTicket = ticket }
             return Prepared(answer: Self.madeLater, mutation: (submission, id))
         case .auth(let token):

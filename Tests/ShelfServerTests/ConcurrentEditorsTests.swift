@@ -28,7 +28,7 @@ import ShelfTestSupport
         var target: UUID? {
             switch mutation {
             case .add: nil
-            case .setRead(let id, _), .toggle(let id), .rename(let id, _), .remove(let id): id
+            case .setRead, .toggle, .rename, .remove, .update: mutation.targetID
             }
         }
 
@@ -36,7 +36,7 @@ import ShelfTestSupport
         var alwaysWrites: Bool {
             switch mutation {
             case .add, .toggle, .remove: true
-            case .setRead, .rename: false
+            case .setRead, .rename, .update: false
             }
         }
 
@@ -45,7 +45,7 @@ import ShelfTestSupport
             switch mutation {
             case .add: item.map { .added($0) }
             case .remove(let id): .removed(id)
-            case .setRead, .toggle, .rename: item.map { .updated($0) }
+            case .setRead, .toggle, .rename, .update: item.map { .updated($0) }
             }
         }
     }
@@ -336,7 +336,7 @@ import ShelfTestSupport
             #expect(expect == Revision(revision - 1), "\(what): applied with a stale expect")
         }
         switch (exchange.mutation, change) {
-        case (.add(let title), .added(let item)):
+        case (.add(let title, _), .added(let item)):
             #expect(before == nil && item.title == title && !item.isRead && item.revision == Revision(revision), "\(what)")
         case (.remove(let id), .removed(let removed)):
             #expect(before != nil && id == removed, "\(what)")
@@ -348,6 +348,9 @@ import ShelfTestSupport
             var wanted = Self.updated(before, by: exchange.mutation)
             #expect(wanted != before, "\(what): counted as a change but changes nothing")
             wanted.revision = Revision(revision)
+            // readAt comes from the server's clock: set exactly when the item is read.
+            #expect((item.readAt != nil) == item.isRead, "\(what): readAt and isRead disagree")
+            wanted.readAt = item.isRead ? (before.isRead && wanted.isRead ? before.readAt : item.readAt) : nil
             #expect(item == wanted, "\(what)")
         default:
             Issue.record("\(what): the reply does not match the request")
@@ -361,7 +364,7 @@ import ShelfTestSupport
         case .setRead(_, let isRead): item.isRead = isRead
         case .toggle: item.isRead.toggle()
         case .rename(_, let title): item.title = title
-        case .add, .remove: break
+        case .add, .remove, .update: break
         }
         return item
     }

@@ -2,16 +2,23 @@ import Foundation
 import ShelfJSON
 
 extension Item {
-    /// The wire shape (protocol/PROTOCOL.md, `Item`):
-    /// `{"id": lowercase UUID, "title", "isRead", "addedAt": RFC 3339 UTC, "revision"}`.
+    /// The wire shape (protocol/PROTOCOL.md §4, `Item`):
+    /// `{"id": lowercase UUID, "title", "isRead", "addedAt": RFC 3339 UTC, "revision"}`, then, each only when the
+    /// item has it, `"author"`, `"url"`, `"tags"` (an array of strings, stored order), `"note"`, `"readAt"`.
     public var json: JSONValue {
-        .object(JSONObject([
+        var members: [(String, JSONValue)] = [
             ("id", .string(id.wireString)),
             ("title", .string(title)),
             ("isRead", .bool(isRead)),
             ("addedAt", .string(Timestamp.format(addedAt))),
             ("revision", .number(JSONNumber(revision))),
-        ]))
+        ]
+        if let author { members.append(("author", .string(author))) }
+        if let url { members.append(("url", .string(url))) }
+        if !tags.isEmpty { members.append(("tags", .array(tags.map { .string($0) }))) }
+        if let note { members.append(("note", .string(note))) }
+        if let readAt { members.append(("readAt", .string(Timestamp.format(readAt)))) }
+        return .object(JSONObject(members))
     }
 
     /// Appends the same JSON as `JSONWriter.append(json)` directly, without building a `JSONValue`: the path
@@ -19,6 +26,7 @@ extension Item {
     /// bytes that needs no escaping (the usual one) is written with the rest into one stack buffer, then appended
     /// in one copy.
     public func appendJSON(to bytes: inout [UInt8]) {
+        if hasDetails { return appendJSONPiecewise(to: &bytes) }
         var title = self.title
         let written = title.withUTF8 { titleBytes -> Bool in
             guard titleBytes.count <= Self.inlineTitleBytes, JSONWriter.isPlainString(titleBytes) else { return false }
@@ -58,7 +66,62 @@ extension Item {
         Timestamp.append(addedAt, to: &bytes)
         JSONWriter.appendRaw(#"","revision":"#, to: &bytes)
         JSONWriter.appendInteger(revision, to: &bytes)
+        if let author {
+            JSONWriter.appendRaw(#","author":"#, to: &bytes)
+            JSONWriter.appendString(author, to: &bytes)
+        }
+        if let url {
+            JSONWriter.appendRaw(#","url":"#, to: &bytes)
+            JSONWriter.appendString(url, to: &bytes)
+        }
+        if !tags.isEmpty {
+            JSONWriter.appendRaw(#","tags":["#, to: &bytes)
+            for (index, tag) in tags.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONWriter.appendString(tag, to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        }
+        if let note {
+            JSONWriter.appendRaw(#","note":"#, to: &bytes)
+            JSONWriter.appendString(note, to: &bytes)
+        }
+        if let readAt {
+            JSONWriter.appendRaw(#","readAt":""#, to: &bytes)
+            Timestamp.append(readAt, to: &bytes)
+            bytes.append(UInt8(ascii: "\""))
+        }
         bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// The optional members of an item object, read as `init?(json:)` reads them: `nil` when one is present but of
+    /// the wrong type (`null` counts as absent), each value taken as written (the caller validates stored ones).
+    public static func details(of object: JSONObject) -> (author: String?, url: String?, tags: [String], note: String?, readAt: Date?)? {
+        func text(_ key: String) -> String?? {
+            switch object[key] {
+            case nil, .null?: return .some(nil)
+            case .string(let value)?: return .some(value)
+            default: return nil
+            }
+        }
+        guard let author = text("author"), let url = text("url"), let note = text("note"), let readText = text("readAt")
+        else { return nil }
+        var readAt: Date?
+        if let readText {
+            guard let date = Timestamp.parse(readText) else { return nil }
+            readAt = date
+        }
+        var tags: [String] = []
+        switch object["tags"] {
+        case nil, .null?: break
+        case .array(let values)?:
+            for value in values {
+                guard let tag = value.stringValue else { return nil }
+                tags.append(tag)
+            }
+        default: return nil
+        }
+        return (author, url, tags, note, readAt)
     }
 
     /// Reads the wire shape; `nil` when a member is missing or of the wrong type.
@@ -68,8 +131,11 @@ extension Item {
               let title = object["title"]?.stringValue,
               let isRead = object["isRead"]?.boolValue,
               let addedText = object["addedAt"]?.stringValue, let addedAt = Timestamp.parse(addedText),
-              let revision = object["revision"]?.numberValue?.uint64
+              let revision = object["revision"]?.numberValue?.uint64,
+              let details = Self.details(of: object)
         else { return nil }
-        self.init(id: id, title: title, isRead: isRead, addedAt: addedAt, revision: revision)
+        self.init(
+            id: id, title: title, isRead: isRead, addedAt: addedAt, revision: revision, author: details.author,
+            url: details.url, tags: details.tags, note: details.note, readAt: details.readAt)
     }
 }

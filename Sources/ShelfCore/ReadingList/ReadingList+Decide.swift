@@ -2,7 +2,10 @@ import Foundation
 
 extension ReadingList {
     /// Checks `mutation` against the speculative list and builds its change and answer; writes nothing.
-    func decide(_ mutation: Mutation, expect: Revision?) -> Outcome {
+    /// - Parameters:
+    ///   - expect: the list's revision the change requires (protocol/PROTOCOL.md §7).
+    ///   - expectItem: the target item's revision the change requires (§7): changes to other items never conflict.
+    func decide(_ mutation: Mutation, expect: Revision?, expectItem: Revision? = nil) -> Outcome {
         // 2^64 − 1 is never produced: a stored list at that revision could take no change, so the store refuses to
         // load one (SnapshotCodec, FileListStore.replay), and an acknowledged change must always load again.
         guard speculative.revision < .max - 1 else {
@@ -12,7 +15,7 @@ extension ReadingList {
             return .failure(.storageFailed(error))
         }
         do {
-            return .success(try result(of: mutation, expect: expect, at: speculative.revision + 1))
+            return .success(try result(of: mutation, expect: expect, expectItem: expectItem, at: speculative.revision + 1))
         } catch {
             return .failure(error)
         }
@@ -21,36 +24,116 @@ extension ReadingList {
     /// What `mutation` does at revision `next`. Typed throws and plain control flow rather than `Result.map`
     /// closures: each closure formed here would be isolated to the actor and entered through a run-time isolation
     /// check, and this runs for every change.
-    private func result(of mutation: Mutation, expect: Revision?, at next: Revision) throws(ReadingListError) -> MutationResult {
+    private func result(
+        of mutation: Mutation, expect: Revision?, expectItem: Revision?, at next: Revision
+    ) throws(ReadingListError) -> MutationResult {
         switch mutation {
-        case .add(let raw):
+        case .add(let raw, let details):
             let title = try validTitle(raw)
+            var author: String?, url: String?, note: String?, tags: [String] = []
+            if !details.isEmpty {
+                author = try field(ItemField.validateAuthor(details.author ?? ""))
+                url = try field(ItemField.validateURL(details.url ?? ""))
+                tags = try field(ItemField.validateTags(details.tags))
+                note = try field(ItemField.validateNote(details.note ?? ""))
+            }
             try checkExpect(expect)
-            let item = Item(id: nextID(), title: title, isRead: false, addedAt: Timestamp.truncated(now()), revision: next)
+            let item = Item(
+                id: nextID(), title: title, isRead: false, addedAt: Timestamp.truncated(now()), revision: next,
+                author: author, url: url, tags: tags, note: note)
             return changed(.added(item), item: item, at: next)
         case .setRead(let id, let isRead):
-            var item = try existing(id, expect: expect)
+            var item = try existing(id, expect: expect, expectItem: expectItem)
             if item.isRead == isRead { return unchanged(item) }
-            item.isRead = isRead
+            setRead(&item, isRead)
             item.revision = next
             return changed(.updated(item), item: item, at: next)
         case .toggle(let id):
-            var item = try existing(id, expect: expect)
-            item.isRead.toggle()
+            var item = try existing(id, expect: expect, expectItem: expectItem)
+            setRead(&item, !item.isRead)
             item.revision = next
             return changed(.updated(item), item: item, at: next)
         case .rename(let id, let raw):
             let title = try validTitle(raw)
-            var item = try existing(id, expect: expect)
+            var item = try existing(id, expect: expect, expectItem: expectItem)
             // Byte for byte, not `==`: Swift compares strings by canonical equivalence, and a rename from
             // "Cafe\u{301}" to "Caf\u{E9}" (the same text, normalised) must be stored as sent.
             if item.title.utf8.elementsEqual(title.utf8) { return unchanged(item) }
             item.title = title
             item.revision = next
             return changed(.updated(item), item: item, at: next)
+        case .update(let id, let edit):
+            let title = try edit.title.map { raw throws(ReadingListError) in try validTitle(raw) }
+            let author = try edited(edit.author, ItemField.validateAuthor)
+            let url = try edited(edit.url, ItemField.validateURL)
+            let note = try edited(edit.note, ItemField.validateNote)
+            let old = try existing(id, expect: expect, expectItem: expectItem)
+            var item = old
+            if let title { item.title = title }
+            if let author { item.author = author }
+            if let url { item.url = url }
+            if let note { item.note = note }
+            item.tags = try editedTags(old.tags, edit.tags)
+            if Self.sameText(item, old) { return unchanged(old) }
+            item.revision = next
+            return changed(.updated(item), item: item, at: next)
         case .remove(let id):
-            _ = try existing(id, expect: expect)
+            _ = try existing(id, expect: expect, expectItem: expectItem)
             return MutationResult(revision: next, item: nil, id: id, change: RevisionedChange(revision: next, change: .removed(id)))
+        }
+    }
+
+    /// Sets the read state and `readAt`: the clock's time when it becomes read, none when it becomes unread.
+    private func setRead(_ item: inout Item, _ isRead: Bool) {
+        item.isRead = isRead
+        item.readAt = isRead ? Timestamp.truncated(now()) : nil
+    }
+
+    /// Whether two versions of an item hold the same text byte for byte (see `rename`).
+    private static func sameText(_ a: Item, _ b: Item) -> Bool {
+        a.title.utf8.elementsEqual(b.title.utf8) && same(a.author, b.author) && same(a.url, b.url)
+            && same(a.note, b.note) && a.tags.count == b.tags.count
+            && zip(a.tags, b.tags).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+    }
+
+    private static func same(_ a: String?, _ b: String?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): true
+        case (let a?, let b?): a.utf8.elementsEqual(b.utf8)
+        default: false
+        }
+    }
+
+    /// The new value of an optional text member: `nil` to keep it, `.some(nil)` to clear it.
+    private func edited(
+        _ field: ItemEdit.Field, _ validate: (String) -> Result<String?, ItemField.Problem>
+    ) throws(ReadingListError) -> String?? {
+        switch field {
+        case .keep: return nil
+        case .clear: return .some(nil)
+        case .set(let raw): return .some(try self.field(validate(raw)))
+        }
+    }
+
+    private func editedTags(_ tags: [String], _ edit: ItemEdit.Tags) throws(ReadingListError) -> [String] {
+        switch edit {
+        case .replace(let raw):
+            return try field(ItemField.validateTags(raw))
+        case .adjust(let add, let remove):
+            if add.isEmpty, remove.isEmpty { return tags }
+            let added = try field(ItemField.validateTags(add))
+            let removed = Set(try field(ItemField.validateTags(remove)))
+            var result = Set(tags).union(added)
+            result.subtract(removed)
+            if result.count > ItemField.maxTags { throw .invalidField(.tooManyTags(count: result.count)) }
+            return ItemField.sorted(result)
+        }
+    }
+
+    private func field<Value>(_ result: Result<Value, ItemField.Problem>) throws(ReadingListError) -> Value {
+        switch result {
+        case .success(let value): return value
+        case .failure(let problem): throw .invalidField(problem)
         }
     }
 
@@ -66,9 +149,13 @@ extension ReadingList {
         if let expect, expect != speculative.revision { throw .conflict(current: speculative.revision) }
     }
 
-    private func existing(_ id: UUID, expect: Revision?) throws(ReadingListError) -> Item {
+    /// The item `id`, after the list's and the item's expected revisions are checked.
+    private func existing(_ id: UUID, expect: Revision?, expectItem: Revision?) throws(ReadingListError) -> Item {
         try checkExpect(expect)
         guard let item = speculative.item(id, accepted: accepted.items) else { throw .notFound(id) }
+        if let expectItem, expectItem != item.revision {
+            throw .conflict(current: speculative.revision, itemRevision: item.revision)
+        }
         return item
     }
 

@@ -52,9 +52,13 @@ extension ReadingList {
     /// Validates `mutation` and, if it changes the list, hands the change to the store, without waiting for the
     /// save. Requests submitted one after another are decided and answered in that order, so a session can pipeline:
     /// submit in arrival order, then collect each answer with `answer(_:)`.
-    public nonisolated(nonsending) func submit(_ mutation: Mutation, expect: Revision? = nil) async -> Submission {
-        if let submission = runHere((mutation, expect), { list, request in list.submitNow(request.0, expect: request.1) }) { return submission }
-        return await submitNow(mutation, expect: expect)
+    public nonisolated(nonsending) func submit(
+        _ mutation: Mutation, expect: Revision? = nil, expectItem: Revision? = nil
+    ) async -> Submission {
+        if let submission = runHere((mutation, expect, expectItem), { list, request in
+            list.submitNow(request.0, expect: request.1, expectItem: request.2)
+        }) { return submission }
+        return await submitNow(mutation, expect: expect, expectItem: expectItem)
     }
 
     /// Submits several mutations in order in one call (what a pipelining session sends together); the same as
@@ -72,11 +76,14 @@ extension ReadingList {
         public let mutation: Mutation
         /// When set, the change applies only if the list is exactly at this revision (else `.conflict`).
         public let expect: Revision?
+        /// When set, the change applies only if its item is exactly at this revision (else `.conflict`).
+        public let expectItem: Revision?
 
-        /// A request for `mutation`, conditional on `expect` when it is set.
-        public init(_ mutation: Mutation, expect: Revision?) {
+        /// A request for `mutation`, conditional on `expect` and `expectItem` when they are set.
+        public init(_ mutation: Mutation, expect: Revision?, expectItem: Revision? = nil) {
             self.mutation = mutation
             self.expect = expect
+            self.expectItem = expectItem
         }
     }
 

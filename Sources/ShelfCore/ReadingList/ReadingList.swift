@@ -146,12 +146,16 @@ public actor ReadingList {
     }
 
     /// Validates `mutation`, saves it and publishes it, then answers: `submit(_:expect:)` then `answer(_:)`.
-    /// - Parameter expect: when set, the mutation applies only if the list is exactly at this revision.
+    /// - Parameters:
+    ///   - expect: when set, the mutation applies only if the list is exactly at this revision.
+    ///   - expectItem: when set, it applies only if the target item is exactly at this revision.
     /// - Returns: the new revision and item; for a request that changes nothing, the current ones (nothing written).
-    /// - Throws: `ReadingListError` — `.invalidTitle` and `.notFound` and `.conflict` without writing anything,
-    ///   `.storageFailed` when the store refused the change (the list and revision are then as they were).
-    public func apply(_ mutation: Mutation, expect: Revision? = nil) async throws(ReadingListError) -> MutationResult {
-        try await outcome(of: submitNow(mutation, expect: expect)).get()
+    /// - Throws: `ReadingListError` — `.invalidTitle`, `.invalidField`, `.notFound` and `.conflict` without writing
+    ///   anything, `.storageFailed` when the store refused the change (the list and revision are then as they were).
+    public func apply(
+        _ mutation: Mutation, expect: Revision? = nil, expectItem: Revision? = nil
+    ) async throws(ReadingListError) -> MutationResult {
+        try await outcome(of: submitNow(mutation, expect: expect, expectItem: expectItem)).get()
     }
 
     /// The answer to a submission: the one it carries, or the one `answer(_:)` gives for its ticket (each ticket is
@@ -164,9 +168,15 @@ public actor ReadingList {
     }
 
     /// `submit(_:expect:)` on the actor.
-    func submitNow(_ mutation: Mutation, expect: Revision? = nil) -> Submission {
-        let outcome = decide(mutation, expect: expect)
-        if case .failure(.invalidTitle) = outcome { return .answered(outcome) }
+    func submitNow(_ mutation: Mutation, expect: Revision? = nil, expectItem: Revision? = nil) -> Submission {
+        let outcome = decide(mutation, expect: expect, expectItem: expectItem)
+        // Answered at once only when the verdict cannot depend on changes still being saved: too many tags after
+        // adding some can.
+        switch outcome {
+        case .failure(.invalidTitle): return .answered(outcome)
+        case .failure(.invalidField(let problem)) where !problem.isTooManyTags: return .answered(outcome)
+        default: break
+        }
         var saved = true
         let ticket = nextTicket
         if case .success(let result) = outcome, let change = result.change {
@@ -211,7 +221,7 @@ public actor ReadingList {
         var adds = 0
         for request in requests { if case .add = request.mutation { adds += 1 } }
         if adds > 1 { drawIDsAhead(adds) }
-        for request in requests { submissions.append(submitNow(request.mutation, expect: request.expect)) }
+        for request in requests { submissions.append(submitNow(request.mutation, expect: request.expect, expectItem: request.expectItem)) }
         return submissions
     }
 

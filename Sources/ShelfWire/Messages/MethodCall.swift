@@ -12,8 +12,9 @@ public enum MethodCall: Sendable, Equatable {
     case list(ListFilter)
     /// `get`: one item by id.
     case get(UUID)
-    /// `add`, `mark`, `toggle`, `rename` and `remove`, with their optional `expect` revision.
-    case mutate(Mutation, expect: Revision?)
+    /// `add`, `mark`, `toggle`, `rename`, `update` and `remove`, with their optional `expect` (the list's
+    /// revision) and `expectItem` (the target item's revision; not for `add`) (protocol/PROTOCOL.md §7).
+    case mutate(Mutation, expect: Revision?, expectItem: Revision? = nil)
     /// `watch`: send `changed` notifications from `since` (or from now) on.
     case watch(since: Revision?)
     /// `unwatch`: stop them.
@@ -23,11 +24,11 @@ public enum MethodCall: Sendable, Equatable {
 
     /// Every method name the server answers, in the order the protocol document lists them.
     public static let methodNames = [
-        "hello", "ping", "auth", "list", "get", "add", "mark", "toggle", "rename", "remove", "watch", "unwatch",
+        "hello", "ping", "auth", "list", "get", "add", "mark", "toggle", "rename", "update", "remove", "watch", "unwatch",
     ]
 
     /// The methods that change the list (protocol/PROTOCOL.md §5).
-    public static let changeMethods: Set<String> = ["add", "mark", "toggle", "rename", "remove"]
+    public static let changeMethods: Set<String> = ["add", "mark", "toggle", "rename", "update", "remove"]
 
     /// Types `request`'s method and params.
     /// - Returns: the call, or -32601 for an unknown method and -32602 for params that are missing, of the wrong
@@ -42,10 +43,12 @@ public enum MethodCall: Sendable, Equatable {
         case "auth": allowed = ["token"]
         case "list": allowed = ["filter"]
         case "get": allowed = ["id"]
-        case "add": allowed = ["title", "expect"]
-        case "mark": allowed = ["id", "read", "expect"]
-        case "toggle", "remove": allowed = ["id", "expect"]
-        case "rename": allowed = ["id", "title", "expect"]
+        case "add": allowed = ["title", "expect", "author", "url", "tags", "note"]
+        case "mark": allowed = ["id", "read", "expect", "expectItem"]
+        case "toggle", "remove": allowed = ["id", "expect", "expectItem"]
+        case "rename": allowed = ["id", "title", "expect", "expectItem"]
+        case "update":
+            allowed = ["id", "title", "author", "url", "note", "tags", "addTags", "removeTags", "expect", "expectItem"]
         default:
             let known = methodNames.joined(separator: ", ")
             // A long name is cut in the message: an error must not echo a megabyte back.
@@ -68,14 +71,18 @@ public enum MethodCall: Sendable, Equatable {
         default: break
         }
         return reader.revision("expect").flatMap { expect in
-            mutation(method, reader).map { .mutate($0, expect: expect) }
+            reader.revision("expectItem").flatMap { expectItem in
+                mutation(method, reader).map { .mutate($0, expect: expect, expectItem: expectItem) }
+            }
         }
     }
 
     private static func mutation(_ method: String, _ reader: ParamsReader) -> Result<Mutation, RPCError> {
         switch method {
         case "add":
-            reader.string("title").map { .add(title: $0) }
+            reader.string("title").flatMap { title in details(reader).map { .add(title: title, details: $0) } }
+        case "update":
+            reader.id().flatMap { id in edit(reader).map { .update(id: id, $0) } }
         case "mark":
             reader.id().flatMap { id in reader.bool("read").map { .setRead(id: id, isRead: $0) } }
         case "toggle":
@@ -85,6 +92,59 @@ public enum MethodCall: Sendable, Equatable {
         default:
             reader.id().map { .remove(id: $0) }
         }
+    }
+
+    /// `add`'s optional members: strings (`null` is none) and an array of tag strings.
+    private static func details(_ reader: ParamsReader) -> Result<ItemDetails, RPCError> {
+        reader.optionalString("author").flatMap { author in
+            reader.optionalString("url").flatMap { url in
+                reader.optionalString("note").flatMap { note in
+                    reader.strings("tags").map { ItemDetails(author: author, url: url, tags: $0 ?? [], note: note) }
+                }
+            }
+        }
+    }
+
+    /// `update`'s changes: each text member absent (kept), `null` (cleared) or a string; `tags` (a whole set) or
+    /// `addTags`/`removeTags`, not both; at least one change.
+    private static func edit(_ reader: ParamsReader) -> Result<ItemEdit, RPCError> {
+        let field: (String) -> Result<ItemEdit.Field, RPCError> = { name in
+            switch reader.params[name] {
+            case nil: .success(.keep)
+            case .null?: .success(.clear)
+            case .string(let text)?: .success(.set(text))
+            case .some: .failure(reader.invalid("param \"\(name)\" must be a string, or null to clear it"))
+            }
+        }
+        var edit = ItemEdit()
+        switch reader.params["title"] {
+        case nil: break
+        case .string(let title)?: edit.title = title
+        case .some: return .failure(reader.invalid("param \"title\" must be a string (a title cannot be cleared)"))
+        }
+        for (name, path) in [("author", \ItemEdit.author), ("url", \ItemEdit.url), ("note", \ItemEdit.note)] {
+            switch field(name) {
+            case .success(let change): edit[keyPath: path] = change
+            case .failure(let error): return .failure(error)
+            }
+        }
+        let whole: [String]?, added: [String]?, removed: [String]?
+        switch (reader.strings("tags"), reader.strings("addTags"), reader.strings("removeTags")) {
+        case (.success(let a), .success(let b), .success(let c)): (whole, added, removed) = (a, b, c)
+        case (.failure(let error), _, _), (_, .failure(let error), _), (_, _, .failure(let error)): return .failure(error)
+        }
+        if let whole {
+            guard added == nil, removed == nil else {
+                return .failure(reader.invalid("send either \"tags\" (the whole set) or \"addTags\"/\"removeTags\", not both"))
+            }
+            edit.tags = .replace(whole)
+        } else {
+            edit.tags = .adjust(add: added ?? [], remove: removed ?? [])
+        }
+        if reader.params.members.allSatisfy({ ["id", "expect", "expectItem"].contains($0.key) }) {
+            return .failure(reader.invalid("update needs something to change: title, author, url, note, tags, addTags or removeTags"))
+        }
+        return .success(edit)
     }
 
     private static func filter(_ reader: ParamsReader) -> Result<ListFilter, RPCError> {
@@ -107,11 +167,12 @@ public enum MethodCall: Sendable, Equatable {
         case .watch: "watch"
         case .unwatch: "unwatch"
         case .auth: "auth"
-        case .mutate(.add, _): "add"
-        case .mutate(.setRead, _): "mark"
-        case .mutate(.toggle, _): "toggle"
-        case .mutate(.rename, _): "rename"
-        case .mutate(.remove, _): "remove"
+        case .mutate(.add, _, _): "add"
+        case .mutate(.setRead, _, _): "mark"
+        case .mutate(.toggle, _, _): "toggle"
+        case .mutate(.rename, _, _): "rename"
+        case .mutate(.remove, _, _): "remove"
+        case .mutate(.update, _, _): "update"
         }
     }
 
@@ -122,8 +183,8 @@ public enum MethodCall: Sendable, Equatable {
         case .ping: ("ping", JSONObject())
         case .list(let filter): ("list", filter == .all ? JSONObject() : JSONObject([("filter", .string(filter.rawValue))]))
         case .get(let id): ("get", JSONObject([("id", .string(id.wireString))]))
-        case .mutate(let mutation, let expect):
-            Self.request(for: mutation, expect: expect)
+        case .mutate(let mutation, let expect, let expectItem):
+            Self.request(for: mutation, expect: expect, expectItem: expectItem)
         case .watch(let since):
             ("watch", since.map { JSONObject([("since", .number(JSONNumber($0)))]) } ?? JSONObject())
         case .unwatch: ("unwatch", JSONObject())
@@ -131,16 +192,42 @@ public enum MethodCall: Sendable, Equatable {
         }
     }
 
-    private static func request(for mutation: Mutation, expect: Revision?) -> (method: String, params: JSONObject) {
+    private static func request(
+        for mutation: Mutation, expect: Revision?, expectItem: Revision?
+    ) -> (method: String, params: JSONObject) {
         var result: (method: String, params: JSONObject)
         switch mutation {
-        case .add(let title): result = ("add", JSONObject([("title", .string(title))]))
+        case .add(let title, let details):
+            var params = JSONObject([("title", .string(title))])
+            if let author = details.author { params.append("author", .string(author)) }
+            if let url = details.url { params.append("url", .string(url)) }
+            if !details.tags.isEmpty { params.append("tags", .array(details.tags.map { .string($0) })) }
+            if let note = details.note { params.append("note", .string(note)) }
+            result = ("add", params)
         case .setRead(let id, let isRead): result = ("mark", JSONObject([("id", .string(id.wireString)), ("read", .bool(isRead))]))
         case .toggle(let id): result = ("toggle", JSONObject([("id", .string(id.wireString))]))
         case .rename(let id, let title): result = ("rename", JSONObject([("id", .string(id.wireString)), ("title", .string(title))]))
         case .remove(let id): result = ("remove", JSONObject([("id", .string(id.wireString))]))
+        case .update(let id, let edit):
+            var params = JSONObject([("id", .string(id.wireString))])
+            if let title = edit.title { params.append("title", .string(title)) }
+            for (name, field) in [("author", edit.author), ("url", edit.url), ("note", edit.note)] {
+                switch field {
+                case .keep: break
+                case .clear: params.append(name, .null)
+                case .set(let text): params.append(name, .string(text))
+                }
+            }
+            switch edit.tags {
+            case .replace(let tags): params.append("tags", .array(tags.map { .string($0) }))
+            case .adjust(let add, let remove):
+                if !add.isEmpty { params.append("addTags", .array(add.map { .string($0) })) }
+                if !remove.isEmpty { params.append("removeTags", .array(remove.map { .string($0) })) }
+            }
+            result = ("update", params)
         }
         if let expect { result.params.append("expect", .number(JSONNumber(expect))) }
+        if let expectItem { result.params.append("expectItem", .number(JSONNumber(expectItem))) }
         return result
     }
 }

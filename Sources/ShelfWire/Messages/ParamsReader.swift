@@ -23,6 +23,31 @@ struct ParamsReader {
         }
     }
 
+    /// An optional string: absent or `null` is `nil`.
+    func optionalString(_ name: String) -> Result<String?, RPCError> {
+        switch params[name] {
+        case nil, .null?: .success(nil)
+        case .string(let value)?: .success(value)
+        case .some: .failure(invalid("param \"\(name)\" must be a string, or null"))
+        }
+    }
+
+    /// An optional array of strings: absent or `null` is `nil`.
+    func strings(_ name: String) -> Result<[String]?, RPCError> {
+        switch params[name] {
+        case nil, .null?: return .success(nil)
+        case .array(let values)?:
+            var strings: [String] = []
+            strings.reserveCapacity(values.count)
+            for value in values {
+                guard let text = value.stringValue else { return .failure(invalid("param \"\(name)\" must be an array of strings")) }
+                strings.append(text)
+            }
+            return .success(strings)
+        case .some: return .failure(invalid("param \"\(name)\" must be an array of strings"))
+        }
+    }
+
     func bool(_ name: String) -> Result<Bool, RPCError> {
         switch params[name] {
         case .bool(let value)?: .success(value)

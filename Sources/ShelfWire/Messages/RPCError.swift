@@ -39,15 +39,26 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension RPCError {
-    /// The wire form of a model error: codes 1–4 with the model's message and context in `data`.
+    /// The wire form of a model error: codes 1–4, 6 and 8–11 with the model's message and context in `data`
+    /// (protocol/PROTOCOL.md §8): `id` for not_found, `revision` (and `itemRevision` for `expectItem`) for conflict.
     public init(_ error: ReadingListError) {
         switch error {
         case .invalidTitle:
             self.init(.invalidTitle, error.description)
         case .notFound(let id):
             self.init(.notFound, error.description, extra: [("id", .string(id.wireString))])
-        case .conflict(let current):
-            self.init(.conflict, error.description, extra: [("revision", .number(JSONNumber(current)))])
+        case .invalidField(let problem):
+            let code: RPCErrorCode = switch problem.field {
+            case "author": .invalidAuthor
+            case "url": .invalidURL
+            case "tags": .invalidTags
+            default: .invalidNote
+            }
+            self.init(code, error.description)
+        case .conflict(let current, let itemRevision):
+            var extra: [(String, JSONValue)] = [("revision", .number(JSONNumber(current)))]
+            if let itemRevision { extra.append(("itemRevision", .number(JSONNumber(itemRevision)))) }
+            self.init(.conflict, error.description, extra: extra)
         case .storageFailed:
             self.init(.storageFailed, error.description)
         case .compacted(_, let current):

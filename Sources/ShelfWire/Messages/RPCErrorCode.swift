@@ -13,6 +13,10 @@ public enum RPCErrorCode: Int, Sendable, CaseIterable {
     case unauthorized = 5
     case compacted = 6
     case tooManyConnections = 7
+    case invalidAuthor = 8
+    case invalidURL = 9
+    case invalidTags = 10
+    case invalidNote = 11
 
     /// The machine-readable name sent as `data.reason`, e.g. `invalid_title`.
     public var reason: String {
@@ -29,6 +33,10 @@ public enum RPCErrorCode: Int, Sendable, CaseIterable {
         case .unauthorized: "unauthorized"
         case .compacted: "compacted"
         case .tooManyConnections: "too_many_connections"
+        case .invalidAuthor: "invalid_author"
+        case .invalidURL: "invalid_url"
+        case .invalidTags: "invalid_tags"
+        case .invalidNote: "invalid_note"
         }
     }
 }
