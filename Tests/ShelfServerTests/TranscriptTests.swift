@@ -12,7 +12,8 @@ import Testing
 ///
 /// Replies are compared as exact text, not as JSON values: member order, number spelling and string escaping are
 /// what a client reads, so the examples promise them too. A mismatch says whether the two lines are at least the
-/// same JSON value.
+/// same JSON value. With `SHELF_RECORD_TRANSCRIPTS=1` in the environment, a transcript whose replies differ is
+/// rewritten with the replies the server gave (and the test still fails): review the change with `git diff`.
 @Suite struct TranscriptTests {
     static let directory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -35,8 +36,18 @@ import Testing
         try await withTestServer(store: store, configuration: configuration) { server in
             let connection = try await server.connect()
             defer { connection.close() }
-            try await Self.play(transcript, on: connection, file: name)
+            let actual = try await Self.play(transcript, on: connection, file: name)
+            if ProcessInfo.processInfo.environment["SHELF_RECORD_TRANSCRIPTS"] == "1", !actual.isEmpty {
+                try Self.record(actual, into: name, text: text)
+            }
         }
+    }
+
+    /// Rewrites the `<-` lines at the given 1-based line numbers of `name` with the replies received there.
+    private static func record(_ actual: [Int: String], into name: String, text: String) throws {
+        var lines = text.components(separatedBy: "\n")
+        for (number, reply) in actual where number - 1 < lines.count { lines[number - 1] = "<- " + reply }
+        try lines.joined(separator: "\n").write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8)
     }
 
     @Test("the transcripts use every method and show every error code a memory store can produce")
@@ -63,7 +74,12 @@ import Testing
     }
 
     /// Sends and expects in file order; afterwards proves that no reply is left over.
-    private static func play(_ transcript: Transcript, on connection: LineConnection, file: String) async throws {
+    /// - Returns: the replies that differed from the expected ones, by the expected line's number (all of them, not
+    ///   only the first, when recording).
+    @discardableResult
+    private static func play(_ transcript: Transcript, on connection: LineConnection, file: String) async throws -> [Int: String] {
+        let recording = ProcessInfo.processInfo.environment["SHELF_RECORD_TRANSCRIPTS"] == "1"
+        var differing: [Int: String] = [:]
         var inputEnded = false
         for step in transcript.steps {
             let at = "\(file):\(step.line)"
@@ -79,14 +95,16 @@ import Testing
                     var difference = ""
                     if case .line(let actual) = reply, sameJSON(actual, expected) { difference = " in text only (same JSON value)" }
                     Issue.record("\(at): reply differs\(difference)\n expected: \(expected)\n   actual: \(reply)")
-                    return
+                    guard recording, case .line(let actual) = reply else { return differing }
+                    differing[step.line] = actual
+                    continue
                 }
             }
         }
         if inputEnded {
             let reply = try await nextReply(connection)
             if reply != .closed { Issue.record("\(file): expected the server to close the connection, got \(reply)") }
-            return
+            return differing
         }
         // Replies come in request order, so anything unexpected would arrive before the answer to this ping.
         try await connection.send(#"{"id":"end-of-transcript","method":"ping"}"# + "\n")
@@ -94,6 +112,7 @@ import Testing
         if reply != .line(#"{"jsonrpc":"2.0","id":"end-of-transcript","result":"pong"}"#) {
             Issue.record("\(file): after the last expected line, expected only the closing ping's pong, got \(reply)")
         }
+        return differing
     }
 
     /// What came from the server next.
