@@ -30,6 +30,7 @@ import Testing
         #"{"id":1,"method":"add","params":{"title":["a"]}}"#,
         #"{"id":1,"method":"add","params":[]}"#,
         #"{"id":1,"method":"add","params":null}"#,
+        #"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#,
         #"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
         #"{"id":1,"method":"ping","extra":1}"#,
         #"{"id":1}"#,

@@ -32,7 +32,8 @@ public enum IncomingMessage: Sendable, Equatable {
     ///
     /// Parse errors (including invalid UTF-8) give -32700 with id null; a value that is not a request object, an
     /// empty batch, a bad `jsonrpc` (must be "2.0" when present), a missing or non-string `method`, or an id that is
-    /// not a string, number or null give -32600; `params` that is not an object gives -32602. `jsonrpc` may be
+    /// not a string, number or null give -32600; `params` that is not an object gives -32601 for an unknown method
+    /// (the method is checked first, protocol/PROTOCOL.md §7) and -32602 otherwise. `jsonrpc` may be
     /// omitted, for people typing by hand.
     public static func decode(line: some Collection<UInt8>) -> IncomingMessage {
         let plain = line.withContiguousStorageIfAvailable { PlainRequestLine.decode($0) }
@@ -96,8 +97,11 @@ public enum IncomingMessage: Sendable, Equatable {
         case .object(let params)?:
             return .request(RPCRequest(id: id, method: method, params: params))
         case .some:
-            // A notification with bad params is still a notification: nothing runs and nothing is answered.
-            return .invalid(RPCError(.invalidParams, "Invalid params: \"params\" must be an object"), id: id)
+            // The method is checked before the params (protocol/PROTOCOL.md §7). A notification with bad params is
+            // still a notification: nothing runs and nothing is answered.
+            let error = MethodCall.unknownMethodError(method)
+                ?? RPCError(.invalidParams, "Invalid params: \"params\" must be an object")
+            return .invalid(error, id: id)
         }
     }
 }

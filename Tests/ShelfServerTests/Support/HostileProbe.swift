@@ -94,11 +94,11 @@ enum HostileOracle {
         if let version = object["jsonrpc"], version != .string("2.0") {
             return .reply(id: id ?? .null, .error(-32600))
         }
-        guard case .string? = object["method"] else { return .reply(id: id ?? .null, .error(-32600)) }
+        guard case .string(let method)? = object["method"] else { return .reply(id: id ?? .null, .error(-32600)) }
         guard let id else { return nil }
         switch object["params"] {
         case nil, .object?: return .reply(id: id, .any)
-        case .some: return .reply(id: id, .error(-32602))
+        case .some: return .reply(id: id, .error(MethodCall.methodNames.contains(method) ? -32602 : -32601))
         }
     }
 }
