@@ -61,4 +61,42 @@ import Testing
         #expect(batch.map(\.code) == [RPCErrorCode.methodNotFound.rawValue, RPCErrorCode.methodNotFound.rawValue])
         #expect(batch.map(\.id) == [.number(JSONNumber(1)), nil])
     }
+
+    @Test("an unpaired surrogate escape after the id is -32700 with that id: the exact line Python's json module sends")
+    func unpairedSurrogateKeepsTheID() {
+        let line = #"{"jsonrpc":"2.0","id":1,"method":"add","params":{"title":"x\ud800y"}}"#
+        let error = RPCError(.parseError, "Parse error: unpaired UTF-16 surrogate escape in string at byte 59")
+        #expect(IncomingMessage.decode(line: Array(line.utf8)) == .single(.invalid(error, id: .number(JSONNumber(1)))))
+        #expect(IncomingMessage.decodeCall(line: Array(line.utf8)) == .single(.invalid(error, id: .number(JSONNumber(1)))))
+    }
+
+    @Test("a lone low surrogate, and a high one followed by another escape, keep a string id too")
+    func otherUnpairedSurrogates() {
+        for line in [#"{"id":"a","method":"add","params":{"title":"\udc00"}}"#, #"{"id":"a","method":"add","params":{"title":"\ud800\u0041"}}"#] {
+            #expect(Self.answers(line).map(\.id) == [.string("a")], "\(line)")
+        }
+    }
+
+    @Test("-32700 stays id null when the id was not read before the error, or the error is not a surrogate",
+          arguments: [
+              #"{"method":"add","params":{"title":"x\ud800y"},"id":1}"#,
+              #"{"method":"add","params":{"title":"x\ud800y"}}"#,
+              #"{"id":"\ud800","method":"ping"}"#,
+              #"{"id":true,"method":"add","params":{"title":"x\ud800y"}}"#,
+              #"{"id":1,"method":"ping",}"#,
+              #"{"id":1,"method":"add","params":{"title":"x\uZZZZ"}}"#,
+              #"[{"id":1,"method":"add","params":{"title":"x\ud800y"}}]"#,
+              #"{"params":{"id":1,"title":"x\ud800y"},"method":"add"}"#,
+          ])
+    func parseErrorWithoutID(line: String) {
+        let answer = Self.answers(line)
+        #expect(answer.map(\.code) == [RPCErrorCode.parseError.rawValue])
+        #expect(answer.map(\.id) == [.null])
+    }
+
+    @Test("with the id given twice before the bad string, the last one read is echoed, as duplicate members resolve")
+    func lastIDBeforeTheSurrogate() {
+        let answer = Self.answers(#"{"id":1,"id":"two","method":"add","params":{"title":"x\ud800y"},"id":3}"#)
+        #expect(answer.map(\.id) == [.string("two")])
+    }
 }

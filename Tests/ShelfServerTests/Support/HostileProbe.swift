@@ -73,7 +73,20 @@ enum HostileOracle {
 
     /// The reply owed for one complete line (framing already done), or `nil` when nothing is sent back.
     static func owed(forLine line: some Collection<UInt8>) -> Owed? {
-        guard let value = try? JSONParser.parse(line) else { return .nullError(-32700) }
+        let value: JSONValue
+        switch JSONParser.parseKeepingMembers(line) {
+        case .success(let parsed):
+            value = parsed
+        case .failure(let failure):
+            // An unpaired surrogate escape keeps a valid id read before it (protocol/PROTOCOL.md §8).
+            if case .unpairedSurrogate = failure.error, let id = failure.membersBefore.last(where: { $0.key == "id" })?.value {
+                switch id {
+                case .string, .number, .null: return .reply(id: id, .error(-32700))
+                default: break
+                }
+            }
+            return .nullError(-32700)
+        }
         guard case .array(let elements) = value else { return element(value) }
         if elements.isEmpty { return .nullError(-32600) }
         let answered = elements.compactMap(element)
