@@ -35,7 +35,7 @@ extension LineFramer {
     }
 
     /// True when `bytes` holds an IAC or a command left unfinished by the last push: only then does a push take
-    /// the byte-by-byte path below.
+    /// the path below.
     func hasTelnetWork(in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         telnet != .data || nextIAC(in: bytes, from: 0) != nil
     }
