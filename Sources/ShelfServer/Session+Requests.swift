@@ -18,6 +18,11 @@ extension Session {
             let error = RPCError(.invalidRequest, "Invalid request: line longer than \(limit) bytes; it was discarded")
             let line = Self.line(Self.encode(RPCResponse(id: .null, outcome: .failure(error))).json)
             outbox.push { Outbox.Reply(line: line, revision: nil, held: 0) }
+        case .telnetReply(let bytes):
+            // Held against the reply budget like any reply: a peer that sends DO after DO and reads nothing must
+            // not make the server queue refusals without bound.
+            await outbox.holdReplyBytes(bytes.count)
+            outbox.push { Outbox.Reply(line: bytes, revision: nil, held: bytes.count) }
         case .line(let bytes):
             switch IncomingMessage.decodeCall(line: bytes) {
             case .single(let element):

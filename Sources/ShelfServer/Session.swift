@@ -102,7 +102,7 @@ final class Session: Sendable {
 
     /// Reads, frames and carries out requests until the peer stops sending, the session stops or reading fails.
     private nonisolated(nonsending) func readRequests(window: RequestWindow) async {
-        var framer = LineFramer(maxLineBytes: configuration.maxLineBytes)
+        var framer = LineFramer(maxLineBytes: configuration.maxLineBytes, answersTelnet: true)
         var context = ReaderContext(authenticated: tokenCheck == nil)
         var handledThisTurn = 0
         var events: [LineFramer.Event] = []

@@ -26,10 +26,12 @@ import Testing
             let authenticated = try await server.connect()
             defer { authenticated.close() }
             #expect(try await authenticated.call(Self.authLine).member("result") == .object(JSONObject()))
-            // hello and ping are answered before auth, but do not count as authenticating.
-            #expect(try await silent.call(#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).member("result") == "pong")
-
-            let closing = try JSONParser.parse(Array(try #require(try await silent.readLine()).utf8))
+            // hello and ping are answered before auth, but do not count as authenticating (the pong may come after
+            // the deadline on a loaded machine: then the closing comes first and the ping goes unanswered).
+            try await silent.send(#"{"jsonrpc":"2.0","id":1,"method":"ping"}"# + "\n")
+            var line = try #require(try await silent.readLine())
+            if line.contains("pong") { line = try #require(try await silent.readLine()) }
+            let closing = try JSONParser.parse(Array(line.utf8))
             #expect(closing.member("method") == "closing")
             #expect(closing.member("params", "reason") == "auth_timeout")
             #expect(try await silent.readLine() == nil, "then the end of the stream")
