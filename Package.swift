@@ -41,7 +41,7 @@ let package = Package(
         .testTarget(name: "ShelfSocketsTests", dependencies: ["ShelfSockets", "ShelfTestSupport"]),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore", "ShelfTestSupport"]),
         .testTarget(name: "ShelfJSONTests", dependencies: ["ShelfJSON", "ShelfTestSupport"]),
-        .testTarget(name: "ShelfWireTests", dependencies: ["ShelfJSON", "ShelfWire", "ShelfTestSupport"]),
+        .testTarget(name: "ShelfWireTests", dependencies: ["ShelfJSON", "ShelfCore", "ShelfWire", "ShelfTestSupport"]),
         .testTarget(name: "ShelfServerTests", dependencies: ["ShelfJSON", "ShelfServer", "ShelfClient", "ShelfTestSupport"]),
         .testTarget(name: "ShelfCLITests", dependencies: ["ShelfCLI", "ShelfdCLI", "ShelfCommandLine"]),
         .testTarget(name: "EndToEndTests", dependencies: ["shelfd", "shelf", "ShelfTestSupport"]),

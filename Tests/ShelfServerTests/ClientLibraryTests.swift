@@ -11,10 +11,13 @@ import ShelfTestSupport
 /// `ShelfClient` against a real server.
 @Suite struct ClientLibraryTests {
     /// The `n`th item the test server creates, as the client decodes it.
-    private static func item(_ n: Int, _ title: String, read: Bool = false, revision: Revision, tick: Int? = nil) -> Item {
+    private static func item(
+        _ n: Int, _ title: String, read: Bool = false, revision: Revision, tick: Int? = nil, readTick: Int? = nil
+    ) -> Item {
         Item(
             id: TestServer.id(n), title: title, isRead: read,
-            addedAt: Date(timeIntervalSince1970: 1_767_323_045 + Double((tick ?? n) - 1)), revision: revision)
+            addedAt: Date(timeIntervalSince1970: 1_767_323_045 + Double((tick ?? n) - 1)), revision: revision,
+            readAt: readTick.map { Date(timeIntervalSince1970: 1_767_323_045 + Double($0 - 1)) })
     }
 
     @Test("hello, ping, list, get and apply return the server's answers as model values")
@@ -37,15 +40,15 @@ import ShelfTestSupport
 
             let toggled = try await client.apply(.toggle(id: TestServer.id(1)))
             #expect(toggled.revision == 3)
-            #expect(toggled.item == Self.item(1, "Dune", read: true, revision: 3))
+            #expect(toggled.item == Self.item(1, "Dune", read: true, revision: 3, readTick: 3))
 
             let all = try await client.list()
             #expect(all.revision == 3)
-            #expect(all.items == [Self.item(1, "Dune", read: true, revision: 3), Self.item(2, "Emma", revision: 2)])
+            #expect(all.items == [Self.item(1, "Dune", read: true, revision: 3, readTick: 3), Self.item(2, "Emma", revision: 2)])
             let unread = try await client.list(.unread)
             #expect(unread.items == [Self.item(2, "Emma", revision: 2)])
             let read = try await client.list(.read)
-            #expect(read.items == [Self.item(1, "Dune", read: true, revision: 3)])
+            #expect(read.items == [Self.item(1, "Dune", read: true, revision: 3, readTick: 3)])
 
             let got = try await client.get(TestServer.id(2))
             #expect(got.revision == 3)
@@ -54,12 +57,12 @@ import ShelfTestSupport
             let renamed = try await client.apply(.rename(id: TestServer.id(2), title: "Emma (Austen)"))
             #expect(renamed.item == Self.item(2, "Emma (Austen)", revision: 4))
             let marked = try await client.apply(.setRead(id: TestServer.id(2), isRead: true))
-            #expect(marked.item == Self.item(2, "Emma (Austen)", read: true, revision: 5))
+            #expect(marked.item == Self.item(2, "Emma (Austen)", read: true, revision: 5, readTick: 4))
 
             let removed = try await client.apply(.remove(id: TestServer.id(1)))
             #expect(removed.revision == 6)
             #expect(removed.item == nil)
-            #expect(try await client.list().items == [Self.item(2, "Emma (Austen)", read: true, revision: 5)])
+            #expect(try await client.list().items == [Self.item(2, "Emma (Austen)", read: true, revision: 5, readTick: 4)])
             #expect(try await client.hello().revision == 6)
             await client.close()
         }

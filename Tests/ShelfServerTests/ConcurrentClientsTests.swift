@@ -17,7 +17,7 @@ extension MemoryHeavy {
                 let dune = ExpectedLine.itemJSON(1, "Dune", revision: 1)
                 #expect(try await a.exchange(#"{"id":1,"method":"add","params":{"title":"Dune"}}"#) == ExpectedLine.item("1", revision: 1, item: dune))
                 #expect(try await b.exchange(#"{"id":1,"method":"list"}"#) == ExpectedLine.list("1", revision: 1, items: [dune]))
-                let readDune = ExpectedLine.itemJSON(1, "Dune", read: true, revision: 2)
+                let readDune = ExpectedLine.itemJSON(1, "Dune", read: true, revision: 2, readTick: 2)
                 #expect(try await b.exchange(#"{"id":2,"method":"mark","params":{"id":"\#(ExpectedLine.wireID(1))","read":true}}"#)
                     == ExpectedLine.item("2", revision: 2, item: readDune))
                 #expect(try await a.exchange(#"{"id":2,"method":"get","params":{"id":"\#(ExpectedLine.wireID(1))"}}"#)

@@ -22,14 +22,14 @@ import Testing
             #expect(try await connection.exchange(#"{"id":2,"method":"rename","params":{"id":"\#(id)","title":"Emma","expect":1}}"#)
                 == ExpectedLine.item("2", revision: 2, item: ExpectedLine.itemJSON(1, "Emma", revision: 2)))
             #expect(try await connection.exchange(#"{"id":3,"method":"toggle","params":{"id":"\#(id)","expect":2}}"#)
-                == ExpectedLine.item("3", revision: 3, item: ExpectedLine.itemJSON(1, "Emma", read: true, revision: 3)))
+                == ExpectedLine.item("3", revision: 3, item: ExpectedLine.itemJSON(1, "Emma", read: true, revision: 3, readTick: 2)))
             #expect(try await connection.exchange(#"{"id":4,"method":"mark","params":{"id":"\#(id)","read":false,"expect":3}}"#)
                 == ExpectedLine.item("4", revision: 4, item: ExpectedLine.itemJSON(1, "Emma", revision: 4)))
             #expect(try await connection.exchange(#"{"id":5,"method":"remove","params":{"id":"\#(id)","expect":4}}"#)
                 == ExpectedLine.result("5", #"{"revision":5,"id":"\#(id)"}"#))
             // expect: null means "no condition".
             #expect(try await connection.exchange(#"{"id":6,"method":"add","params":{"title":"Odyssey","expect":null}}"#)
-                == ExpectedLine.item("6", revision: 6, item: ExpectedLine.itemJSON(2, "Odyssey", revision: 6)))
+                == ExpectedLine.item("6", revision: 6, item: ExpectedLine.itemJSON(2, "Odyssey", revision: 6, tick: 3)))
             connection.close()
         }
     }

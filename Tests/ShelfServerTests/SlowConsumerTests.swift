@@ -81,7 +81,8 @@ extension MemoryHeavy {
                 #expect(servedDuring > 0, "the bystander got replies while the flood was going on")
 
                 // After: the bystander's connection still works, and so does a new one.
-                let after = ExpectedLine.itemJSON(2, "after", revision: changes + 2)
+                // Every other toggle made the item read and took a clock reading for its readAt.
+                let after = ExpectedLine.itemJSON(2, "after", revision: changes + 2, tick: 2 + changes / 2)
                 #expect(try await bystander.exchange(#"{"id":"a","method":"add","params":{"title":"after"}}"#)
                     == ExpectedLine.item(#""a""#, revision: changes + 2, item: after))
                 let newcomer = try await server.connect()
@@ -141,8 +142,9 @@ extension MemoryHeavy {
                     closing = true
                     continue
                 }
+                let read = (revision - 1) % 2 == 1
                 let wanted = ExpectedNotification.updated(
-                    revision, ExpectedLine.itemJSON(1, title, read: (revision - 1) % 2 == 1, revision: revision))
+                    revision, ExpectedLine.itemJSON(1, title, read: read, revision: revision, readTick: read ? 1 + revision / 2 : nil))
                 guard text == wanted else {
                     Issue.record("notification \(revision - 1): got \(text.prefix(200)), want \(wanted.prefix(200))")
                     break

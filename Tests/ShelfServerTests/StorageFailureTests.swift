@@ -86,7 +86,7 @@ import Testing
             store.failWrites = false
             // Revision 2 was never accepted, so it is handed out now.
             #expect(try await connection.exchange(#"{"id":7,"method":"toggle","params":{"id":"\#(id)","expect":1}}"#)
-                == ExpectedLine.item("7", revision: 2, item: ExpectedLine.itemJSON(1, "Dune", read: true, revision: 2)))
+                == ExpectedLine.item("7", revision: 2, item: ExpectedLine.itemJSON(1, "Dune", read: true, revision: 2, readTick: 4)))
             connection.close()
         }
     }

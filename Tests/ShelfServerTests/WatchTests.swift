@@ -22,8 +22,8 @@ import Testing
             #expect(try await watcher.exchange(#"{"id":1,"method":"watch"}"#) == ExpectedLine.result("1", #"{"revision":1}"#))
 
             let added = ExpectedLine.itemJSON(2, "Dune", revision: 2)
-            let marked = ExpectedLine.itemJSON(2, "Dune", read: true, revision: 3)
-            let renamed = ExpectedLine.itemJSON(2, "Dune Messiah", read: true, revision: 4)
+            let marked = ExpectedLine.itemJSON(2, "Dune", read: true, revision: 3, readTick: 3)
+            let renamed = ExpectedLine.itemJSON(2, "Dune Messiah", read: true, revision: 4, readTick: 3)
             let toggled = ExpectedLine.itemJSON(2, "Dune Messiah", revision: 5)
             #expect(try await editor.exchange(#"{"id":2,"method":"add","params":{"title":"Dune"}}"#) == ExpectedLine.item("2", revision: 2, item: added))
             #expect(try await editor.exchange(#"{"id":3,"method":"mark","params":{"id":"\#(Self.dune)","read":true}}"#)
@@ -70,7 +70,7 @@ import Testing
             } + [ExpectedLine.result("1", #"{"revision":5}"#)])
 
             let sixth = ExpectedLine.itemJSON(6, "A6", revision: 6)
-            let third = ExpectedLine.itemJSON(3, "A3", read: true, revision: 7)
+            let third = ExpectedLine.itemJSON(3, "A3", read: true, revision: 7, readTick: 7)
             #expect(try await editor.exchange(#"{"id":6,"method":"add","params":{"title":"A6"}}"#) == ExpectedLine.item("6", revision: 6, item: sixth))
             #expect(try await editor.exchange(#"{"id":7,"method":"toggle","params":{"id":"\#(ExpectedLine.wireID(3))"}}"#)
                 == ExpectedLine.item("7", revision: 7, item: third))
@@ -273,7 +273,7 @@ import Testing
             let connection = try await server.connect()
             #expect(try await connection.exchange(#"{"id":1,"method":"watch"}"#) == ExpectedLine.result("1", #"{"revision":0}"#))
             let added = ExpectedLine.itemJSON(1, "Dune", revision: 1)
-            let read = ExpectedLine.itemJSON(1, "Dune", read: true, revision: 2)
+            let read = ExpectedLine.itemJSON(1, "Dune", read: true, revision: 2, readTick: 2)
             try await connection.send(
                 #"{"id":2,"method":"add","params":{"title":"Dune"}}"# + "\n" + #"[{"id":3,"method":"hello"},{"id":4,"method":"toggle","params":{"id":"\#(ExpectedLine.wireID(1))"}}]"# + "\n")
             expectSameLines(try await connection.nextLines(4), [

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCore
 import ShelfJSON
 import Testing
 @testable import ShelfWire
@@ -115,7 +116,7 @@ import Testing
             .hello, .ping, .list(.all), .get(id), .watch(since: nil), .unwatch, .auth(token: "t"),
             .mutate(.add(title: "a"), expect: nil), .mutate(.setRead(id: id, isRead: true), expect: 1),
             .mutate(.toggle(id: id), expect: nil), .mutate(.rename(id: id, title: "b"), expect: nil),
-            .mutate(.remove(id: id), expect: nil),
+            .mutate(.remove(id: id), expect: nil), .mutate(.update(id: id, ItemEdit(title: "c")), expect: nil, expectItem: 2),
         ]
         #expect(calls.map(\.methodName) == calls.map(\.request.method))
         #expect(Set(calls.map(\.methodName)) == Set(MethodCall.methodNames))

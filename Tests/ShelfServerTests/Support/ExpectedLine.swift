@@ -42,9 +42,11 @@ enum ExpectedLine {
     }
 
     /// An item as JSON. `n` picks the id (`TestServer.id(n)`); `tick` is the clock reading it was added at, which
-    /// is also `n` unless some add consumed an id without being saved.
-    static func itemJSON(_ n: Int, _ title: String, read: Bool = false, revision: Int, tick: Int? = nil) -> String {
-        #"{"id":"\#(wireID(n))","title":"\#(title)","isRead":\#(read),"addedAt":"\#(addedAt(tick ?? n))","revision":\#(revision)}"#
+    /// is also `n` unless some add consumed an id without being saved, or a change to read took a reading;
+    /// `readTick` is the reading its `readAt` took (an item marked read has one, protocol/PROTOCOL.md §4).
+    static func itemJSON(_ n: Int, _ title: String, read: Bool = false, revision: Int, tick: Int? = nil, readTick: Int? = nil) -> String {
+        let readAt = readTick.map { #","readAt":"\#(addedAt($0))""# } ?? ""
+        return #"{"id":"\#(wireID(n))","title":"\#(title)","isRead":\#(read),"addedAt":"\#(addedAt(tick ?? n))","revision":\#(revision)\#(readAt)}"#
     }
 
     /// The lowercase wire form of `TestServer.id(n)`.
