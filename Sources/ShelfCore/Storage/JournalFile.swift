@@ -89,6 +89,12 @@ final class JournalFile {
             guard item.revision == record.revision else {
                 throw .corruptJournal(path: path, reason: "line \(line): the item's revision \(item.revision) is not the record's \(record.revision)")
             }
+            do {
+                _ = try SnapshotCodec.checkedDetails(item, at: "line \(line)", path: path)
+            } catch {
+                if case .corrupt(_, let reason) = error { throw .corruptJournal(path: path, reason: reason) }
+                throw error
+            }
         case .removed:
             break
         }

@@ -131,9 +131,38 @@ public enum SnapshotCodec {
         guard let revision = object["revision"]?.numberValue?.uint64 else {
             throw .corrupt(path: path, reason: "\(place) has no valid \"revision\" (a whole number from 0)")
         }
-        return try checkedItem(
+        guard let details = Item.details(of: object) else {
+            throw .corrupt(path: path, reason: "\(place) has an author, url, tags, note or readAt of the wrong type")
+        }
+        let item = try checkedItem(
             ItemLineParser.Fields(id: id, title: title, isRead: isRead, addedAt: addedAt, revision: revision),
             at: place, listRevision: listRevision, path: path)
+        return try checkedDetails(
+            Item(
+                id: item.id, title: item.title, isRead: item.isRead, addedAt: item.addedAt, revision: item.revision,
+                author: details.author, url: details.url, tags: details.tags, note: details.note, readAt: details.readAt),
+            at: place, path: path)
+    }
+
+    /// The checks a stored item's optional members get: each already in its stored form (`ItemField`), and
+    /// `readAt` only on a read item.
+    static func checkedDetails(_ item: Item, at place: String, path: String) throws(StorageError) -> Item {
+        guard item.hasDetails else { return item }
+        func stored(_ value: String?, _ validate: (String) -> Result<String?, ItemField.Problem>) -> Bool {
+            guard let value else { return true }
+            guard case .success(let valid?) = validate(value) else { return false }
+            return valid.utf8.elementsEqual(value.utf8)
+        }
+        guard stored(item.author, ItemField.validateAuthor) else { throw .corrupt(path: path, reason: "\(place) has no valid \"author\"") }
+        guard stored(item.url, ItemField.validateURL) else { throw .corrupt(path: path, reason: "\(place) has no valid \"url\"") }
+        guard stored(item.note, ItemField.validateNote) else { throw .corrupt(path: path, reason: "\(place) has no valid \"note\"") }
+        guard case .success(let tags) = ItemField.validateTags(item.tags), tags == item.tags else {
+            throw .corrupt(path: path, reason: "\(place) has no valid \"tags\" (folded, sorted, without duplicates)")
+        }
+        guard item.readAt == nil || item.isRead else {
+            throw .corrupt(path: path, reason: "\(place) has a \"readAt\" but is not read")
+        }
+        return item
     }
 
     /// The checks every stored item gets, however it was read: a valid, already trimmed title, and a revision no
