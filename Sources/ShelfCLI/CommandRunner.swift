@@ -16,7 +16,7 @@ struct CommandRunner {
         case .add(let title):
             try await mutate(.add(title: title), verb: "added", seenAt: nil)
         case .list(let filter):
-            let result = try await client.call(.list(filter))
+            let result = try await client.call(.list(ItemQuery(filter: filter)))
             if printJSON(result) { return }
             let (revision, items) = try ResultDecoding.list(result)
             for item in items { output.line(ItemRow.text(item)) }

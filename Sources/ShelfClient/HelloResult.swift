@@ -12,4 +12,6 @@ public struct HelloResult: Sendable, Equatable {
     public let revision: Revision
     /// The server's run id, new at each start (protocol/PROTOCOL.md §5); `nil` from a server that sends none.
     public let run: String?
+    /// What the server offers beyond protocol 1's first methods (`ProtocolInfo.features`); empty from an older one.
+    public var features: [String] = []
 }

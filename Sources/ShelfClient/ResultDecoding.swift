@@ -13,7 +13,8 @@ public enum ResultDecoding {
         else { throw .protocolViolation("hello result \(result)") }
         return HelloResult(
             server: object["server"]?.stringValue ?? "", version: object["version"]?.stringValue ?? "",
-            protocolVersion: Int(proto), revision: revision, run: object["run"]?.stringValue)
+            protocolVersion: Int(proto), revision: revision, run: object["run"]?.stringValue,
+            features: object["features"]?.arrayValue?.compactMap(\.stringValue) ?? [])
     }
 
     /// `{"revision","items":[Item]}`.

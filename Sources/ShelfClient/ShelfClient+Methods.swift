@@ -14,9 +14,17 @@ extension ShelfClient {
         guard result == .string("pong") else { throw .protocolViolation("ping result \(result)") }
     }
 
-    /// `list`: the items (in the order they were added) and the revision they were read at.
-    public func list(_ filter: ListFilter = .all) async throws(ClientError) -> (revision: Revision, items: [Item]) {
-        try ResultDecoding.list(try await call(.list(filter)))
+    /// `list`: the items `query` selects (by default all, in the order they were added) and the revision they were
+    /// read at; one page when the query has a `limit` (`listPage` also gives the next cursor).
+    public func list(_ query: ItemQuery = .all) async throws(ClientError) -> (revision: Revision, items: [Item]) {
+        try ResultDecoding.list(try await call(.list(query)))
+    }
+
+    /// `list` with the reply's `next`: the cursor for the following page, `nil` on the last one.
+    public func listPage(_ query: ItemQuery) async throws(ClientError) -> (revision: Revision, items: [Item], next: UUID?) {
+        let result = try await call(.list(query))
+        let (revision, items) = try ResultDecoding.list(result)
+        return (revision, items, result.objectValue?["next"]?.stringValue.flatMap(UUID.init(wireText:)))
     }
 
     /// `get`: one item by id.
@@ -24,9 +32,12 @@ extension ShelfClient {
         try ResultDecoding.item(try await call(.get(id)))
     }
 
-    /// Any mutation (`add`, `mark`, `toggle`, `rename`, `remove`), optionally conditional on `expect`.
+    /// Any mutation (`add`, `mark`, `toggle`, `rename`, `update`, `remove`), optionally conditional on `expect`
+    /// (the list's revision) or `expectItem` (the item's; protocol/PROTOCOL.md §7).
     /// - Returns: the new revision, and the item (`nil` for `remove`).
-    public func apply(_ mutation: Mutation, expect: Revision? = nil) async throws(ClientError) -> (revision: Revision, item: Item?) {
-        try ResultDecoding.mutation(try await call(.mutate(mutation, expect: expect)), of: mutation)
+    public func apply(
+        _ mutation: Mutation, expect: Revision? = nil, expectItem: Revision? = nil
+    ) async throws(ClientError) -> (revision: Revision, item: Item?) {
+        try ResultDecoding.mutation(try await call(.mutate(mutation, expect: expect, expectItem: expectItem)), of: mutation)
     }
 }

@@ -24,14 +24,3 @@ final class ListReplyCache: Sendable {
         return bytes
     }
 }
-
-extension ListFilter {
-    /// Whether `item` belongs in a `list` with this filter.
-    func includes(_ item: Item) -> Bool {
-        switch self {
-        case .all: true
-        case .read: item.isRead
-        case .unread: !item.isRead
-        }
-    }
-}

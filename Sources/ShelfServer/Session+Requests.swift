@@ -1,3 +1,4 @@
+import Foundation
 import ShelfCore
 import ShelfJSON
 import ShelfWire
@@ -177,8 +178,8 @@ extension Session {
             var encoded: Encoded
             // A watch's backlog is queued as notifications, written before its reply: held with it.
             var backlogBytes = 0
-            if case .list(let filter) = call {
-                encoded = await listReply(id: id, filter: filter)
+            if case .list(let query) = call {
+                encoded = await listReply(id: id, query: query)
             } else if case .watch(let since) = call {
                 (encoded, backlogBytes) = await watchReply(id: id, since: since)
             } else {
@@ -252,13 +253,34 @@ extension Session {
         }
     }
 
-    /// `{"jsonrpc":"2.0","id":…,"result":{"revision":N,"items":[…]}}` written straight to bytes, with the items
-    /// from the shared cache: a `list` of a large list is the heaviest reply there is.
-    private func listReply(id: RequestID, filter: ListFilter) async -> Encoded {
+    /// `{"jsonrpc":"2.0","id":…,"result":{"revision":N,"items":[…]}}` written straight to bytes (with `"next"` when
+    /// a `limit` left more): for a filter alone the items come from the shared cache, as a `list` of a large list is
+    /// the heaviest reply there is; a search, a sort or a page is run over the snapshot (protocol/PROTOCOL.md §5).
+    private func listReply(id: RequestID, query: ItemQuery) async -> Encoded {
         let snapshot = await list.snapshot()
         let listCache = self.listCache
         let encode: @Sendable () -> Encoded = {
-            let items = listCache.items(filter, of: snapshot)
+            var items: [UInt8]
+            var next: UUID?
+            if query.isFilterOnly {
+                items = listCache.items(query.filter, of: snapshot)
+            } else {
+                let page: [Item]
+                do {
+                    (page, next) = try query.run(on: snapshot.items)
+                } catch {
+                    let refusal = RPCError(
+                        .invalidParams,
+                        "Invalid params: the cursor item is no longer in this listing (removed, or it no longer matches); list again from the start")
+                    return Self.encode(RPCResponse(id: id, outcome: .failure(refusal)), revision: nil)
+                }
+                items = [UInt8(ascii: "[")]
+                for (index, item) in page.enumerated() {
+                    if index > 0 { items.append(UInt8(ascii: ",")) }
+                    item.appendJSON(to: &items)
+                }
+                items.append(UInt8(ascii: "]"))
+            }
             var bytes: [UInt8] = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
             JSONWriter.append(id.json, to: &bytes)
             JSONWriter.appendRaw(#","result":{"revision":"#, to: &bytes)
@@ -266,8 +288,13 @@ extension Session {
             JSONWriter.appendRaw(#","items":"#, to: &bytes)
             // Room for the items, the closing braces and the LF the line gets, whatever the id's length: growing a
             // multi-megabyte buffer would copy it, and double it.
-            bytes.reserveCapacity(bytes.count + items.count + 3)
+            bytes.reserveCapacity(bytes.count + items.count + 60)
             bytes.append(contentsOf: items)
+            if let next {
+                JSONWriter.appendRaw(#","next":""#, to: &bytes)
+                next.appendWireText(to: &bytes)
+                bytes.append(UInt8(ascii: "\""))
+            }
             JSONWriter.appendRaw("}}", to: &bytes)
             return Encoded(json: bytes, revision: snapshot.revision)
         }

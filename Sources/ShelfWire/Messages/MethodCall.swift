@@ -8,8 +8,8 @@ public enum MethodCall: Sendable, Equatable {
     case hello
     /// `ping`: `"pong"`.
     case ping
-    /// `list`: the items passing the filter.
-    case list(ListFilter)
+    /// `list`: the items the query selects, in its order, one page of them.
+    case list(ItemQuery)
     /// `get`: one item by id.
     case get(UUID)
     /// `add`, `mark`, `toggle`, `rename`, `update` and `remove`, with their optional `expect` (the list's
@@ -41,7 +41,7 @@ public enum MethodCall: Sendable, Equatable {
         case "hello", "ping", "unwatch": allowed = []
         case "watch": allowed = ["since"]
         case "auth": allowed = ["token"]
-        case "list": allowed = ["filter"]
+        case "list": allowed = ["filter", "query", "tag", "sort", "limit", "cursor"]
         case "get": allowed = ["id"]
         case "add": allowed = ["title", "expect", "author", "url", "tags", "note"]
         case "mark": allowed = ["id", "read", "expect", "expectItem"]
@@ -71,7 +71,7 @@ public enum MethodCall: Sendable, Equatable {
         switch method {
         case "hello": return .success(.hello)
         case "ping": return .success(.ping)
-        case "list": return filter(reader).map { .list($0) }
+        case "list": return query(reader).map { .list($0) }
         case "get": return reader.id().map { .get($0) }
         case "watch": return reader.revision("since").map { .watch(since: $0) }
         case "unwatch": return .success(.unwatch)
@@ -155,6 +155,50 @@ public enum MethodCall: Sendable, Equatable {
         return .success(edit)
     }
 
+    /// `list`'s params: `filter`, `query` (text), `tag` (a tag or an array of them), `sort`, `limit`, `cursor`.
+    private static func query(_ reader: ParamsReader) -> Result<ItemQuery, RPCError> {
+        filter(reader).flatMap { filter in
+            var query = ItemQuery(filter: filter)
+            switch reader.optionalString("query") {
+            case .success(let text): query.text = text
+            case .failure(let error): return .failure(error)
+            }
+            switch reader.params["tag"] {
+            case nil, .null?: break
+            case .string(let tag)?: query.tags = [tag]
+            case .array?:
+                switch reader.strings("tag") {
+                case .success(let tags): query.tags = tags ?? []
+                case .failure: return .failure(reader.invalid("param \"tag\" must be a tag or an array of tags"))
+                }
+            case .some: return .failure(reader.invalid("param \"tag\" must be a tag or an array of tags"))
+            }
+            switch reader.optionalString("sort") {
+            case .success(let text?):
+                guard let sort = ItemQuery.Sort(wire: text) else {
+                    return .failure(reader.invalid("param \"sort\" must be added, title, author or readAt, with a leading - for descending"))
+                }
+                query.sort = sort
+            case .success(nil): break
+            case .failure(let error): return .failure(error)
+            }
+            switch reader.params["limit"] {
+            case nil, .null?: break
+            case .number(let number)?:
+                guard let limit = number.uint64, limit >= 1, limit <= ItemQuery.maxLimit else { fallthrough }
+                query.limit = Int(limit)
+            case .some: return .failure(reader.invalid("param \"limit\" must be a whole number from 1 to \(ItemQuery.maxLimit)"))
+            }
+            if reader.params["cursor"] != nil, reader.params["cursor"] != .null {
+                switch reader.id("cursor") {
+                case .success(let cursor): query.cursor = cursor
+                case .failure: return .failure(reader.invalid("param \"cursor\" must be the \"next\" of an earlier list reply"))
+                }
+            }
+            return .success(query)
+        }
+    }
+
     private static func filter(_ reader: ParamsReader) -> Result<ListFilter, RPCError> {
         guard reader.params["filter"] != nil else { return .success(.all) }
         return reader.string("filter").flatMap { text in
@@ -189,7 +233,7 @@ public enum MethodCall: Sendable, Equatable {
         switch self {
         case .hello: ("hello", JSONObject())
         case .ping: ("ping", JSONObject())
-        case .list(let filter): ("list", filter == .all ? JSONObject() : JSONObject([("filter", .string(filter.rawValue))]))
+        case .list(let query): ("list", Self.params(for: query))
         case .get(let id): ("get", JSONObject([("id", .string(id.wireString))]))
         case .mutate(let mutation, let expect, let expectItem):
             Self.request(for: mutation, expect: expect, expectItem: expectItem)
@@ -198,6 +242,18 @@ public enum MethodCall: Sendable, Equatable {
         case .unwatch: ("unwatch", JSONObject())
         case .auth(let token): ("auth", JSONObject([("token", .string(token))]))
         }
+    }
+
+    private static func params(for query: ItemQuery) -> JSONObject {
+        var params = JSONObject()
+        if query.filter != .all { params.append("filter", .string(query.filter.rawValue)) }
+        if let text = query.text { params.append("query", .string(text)) }
+        if query.tags.count == 1 { params.append("tag", .string(query.tags[0])) }
+        if query.tags.count > 1 { params.append("tag", .array(query.tags.map { .string($0) })) }
+        if query.sort != .added { params.append("sort", .string(query.sort.wire)) }
+        if let limit = query.limit { params.append("limit", .number(JSONNumber(limit))) }
+        if let cursor = query.cursor { params.append("cursor", .string(cursor.wireString)) }
+        return params
     }
 
     private static func request(

@@ -5,8 +5,8 @@ import ShelfJSON
 /// The `result` shapes of each method (protocol/PROTOCOL.md, "Methods"), except `list`, whose reply the server
 /// writes straight to bytes around its cached items (ShelfServer's `listReply`).
 public enum MethodResult: Sendable, Equatable {
-    /// `hello`: `{"server":"shelfd","version","protocol","revision","auth":"required"|"none","run"}`, `run` being
-    /// the server's run id (protocol/PROTOCOL.md §5, §6).
+    /// `hello`: `{"server":"shelfd","version","protocol","revision","auth":"required"|"none","run","features"}`,
+    /// `run` being the server's run id (protocol/PROTOCOL.md §5, §6), `features` `ProtocolInfo.features`.
     case hello(revision: Revision, authRequired: Bool, run: UUID)
     /// `ping`: `"pong"`.
     case pong
@@ -27,6 +27,7 @@ public enum MethodResult: Sendable, Equatable {
                 ("server", "shelfd"), ("version", .string(ProtocolInfo.serverVersion)),
                 ("protocol", .number(JSONNumber(ProtocolInfo.protocolVersion))), ("revision", .number(JSONNumber(revision))),
                 ("auth", authRequired ? "required" : "none"), ("run", .string(run.wireString)),
+                ("features", .array(ProtocolInfo.features.map { .string($0) })),
             ]))
         case .pong:
             "pong"

@@ -1,0 +1,209 @@
+import Foundation
+
+/// What `list` asks for (protocol/PROTOCOL.md §5, `list`): a read-state filter, a text search, tags that must all be
+/// present, an order, and a page (`limit` items after the `cursor` item). The same rules serve the server's `list`
+/// and any client that filters a list it holds, so both find the same items.
+public struct ItemQuery: Sendable, Equatable, Hashable {
+    /// An order of `list` (`sort`: `added`, the default and the list's own order, `title`, `author`, `readAt`; a
+    /// leading `-` for descending). Items without the key (no author, never read) come last either way; ties keep the
+    /// list's order.
+    public struct Sort: Sendable, Equatable, Hashable {
+        public enum Key: String, Sendable, CaseIterable { case added, title, author, readAt }
+        public var key: Key
+        public var descending: Bool
+
+        public init(_ key: Key = .added, descending: Bool = false) {
+            self.key = key
+            self.descending = descending
+        }
+
+        /// The list's own order.
+        public static let added = Sort()
+
+        /// Reads `added`, `-title`, …; `nil` for anything else.
+        public init?(wire text: String) {
+            let descending = text.hasPrefix("-")
+            guard let key = Key(rawValue: descending ? String(text.dropFirst()) : text) else { return nil }
+            self.init(key, descending: descending)
+        }
+
+        /// As sent: `added`, `-title`, ….
+        public var wire: String { (descending ? "-" : "") + key.rawValue }
+    }
+
+    public var filter: ListFilter
+    /// Case- and diacritic-insensitive text that must occur in the title, author, note, url or a tag; `nil` for any.
+    public var text: String?
+    /// Tags that must all be present (compared folded, as stored).
+    public var tags: [String]
+    public var sort: Sort
+    /// The most items in one reply; `nil` for all.
+    public var limit: Int?
+    /// Start after this item (the previous reply's `next`); `nil` from the start.
+    public var cursor: UUID?
+
+    public init(
+        filter: ListFilter = .all, text: String? = nil, tags: [String] = [], sort: Sort = .added, limit: Int? = nil,
+        cursor: UUID? = nil
+    ) {
+        self.filter = filter
+        self.text = text
+        self.tags = tags
+        self.sort = sort
+        self.limit = limit
+        self.cursor = cursor
+    }
+
+    /// Every item, in the list's order.
+    public static let all = ItemQuery()
+    /// Read items only.
+    public static let read = ItemQuery(filter: .read)
+    /// Unread items only.
+    public static let unread = ItemQuery(filter: .unread)
+
+    /// The most items `limit` may ask for.
+    public static let maxLimit = 100_000
+
+    /// Whether the query is a filter alone (the server then serves its cached encoding).
+    public var isFilterOnly: Bool {
+        text == nil && tags.isEmpty && sort == .added && limit == nil && cursor == nil
+    }
+
+    /// The cursor item is not among the items the query selects (removed, or changed so it no longer matches).
+    public struct CursorGone: Error, Equatable {
+        /// The cursor given.
+        public let cursor: UUID
+
+        public init(cursor: UUID) {
+            self.cursor = cursor
+        }
+    }
+
+    /// Runs the query over `items` (in the list's order).
+    /// - Returns: the page, and the id to pass as the next `cursor` when more items follow it.
+    /// - Throws: `CursorGone` when `cursor` names an item the query does not select.
+    public func run(on items: some Sequence<Item>) throws(CursorGone) -> (page: [Item], next: UUID?) {
+        let matcher = Matcher(self)
+        var selected = items.filter { matcher.matches($0) }
+        if sort != .added || sort.descending { selected = sorted(selected) }
+        var start = selected.startIndex
+        if let cursor {
+            guard let index = selected.firstIndex(where: { $0.id == cursor }) else { throw CursorGone(cursor: cursor) }
+            start = index + 1
+        }
+        let end = limit.map { min(selected.endIndex, start + $0) } ?? selected.endIndex
+        let page = Array(selected[start..<end])
+        return (page, end < selected.endIndex ? page.last?.id : nil)
+    }
+
+    /// Whether `item` passes the filter, the text and the tags.
+    public func matches(_ item: Item) -> Bool {
+        Matcher(self).matches(item)
+    }
+
+    private func sorted(_ items: [Item]) -> [Item] {
+        let keyed: [(index: Int, key: [UInt8]?, date: Date?)] = items.enumerated().map { index, item in
+            switch sort.key {
+            case .added: (index, nil, nil)
+            case .title: (index, Self.sortKey(item.title), nil)
+            case .author: (index, item.author.map(Self.sortKey), nil)
+            case .readAt: (index, nil, item.readAt)
+            }
+        }
+        let descending = sort.descending
+        let order = keyed.sorted { a, b in
+            switch sort.key {
+            case .added:
+                return descending ? a.index > b.index : a.index < b.index
+            case .title, .author:
+                switch (a.key, b.key) {
+                case (let x?, let y?) where x != y: return descending ? y.lexicographicallyPrecedes(x) : x.lexicographicallyPrecedes(y)
+                case (nil, _?): return false
+                case (_?, nil): return true
+                default: return a.index < b.index
+                }
+            case .readAt:
+                switch (a.date, b.date) {
+                case (let x?, let y?) where x != y: return descending ? x > y : x < y
+                case (nil, _?): return false
+                case (_?, nil): return true
+                default: return a.index < b.index
+                }
+            }
+        }
+        return order.map { items[$0.index] }
+    }
+
+    /// A key that sorts text case- and diacritic-insensitively: ASCII lowercased byte by byte, anything else
+    /// folded by Foundation first.
+    static func sortKey(_ text: String) -> [UInt8] {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.utf8.map(Matcher.lowerASCII) }
+        return Array(Matcher.fold(text).utf8)
+    }
+
+    /// The query's text and tags prepared once, then checked against each item.
+    struct Matcher {
+        let filter: ListFilter
+        let needle: String?
+        let needleBytes: [UInt8]
+        let needleIsASCII: Bool
+        let tags: Set<String>
+
+        init(_ query: ItemQuery) {
+            filter = query.filter
+            let folded = query.text.map(Self.fold).flatMap { $0.isEmpty ? nil : $0 }
+            needle = folded
+            needleBytes = Array((folded ?? "").utf8)
+            needleIsASCII = needleBytes.allSatisfy { $0 < 0x80 }
+            tags = Set(query.tags.map { $0.lowercased() })
+        }
+
+        func matches(_ item: Item) -> Bool {
+            guard filter.includes(item) else { return false }
+            if !tags.isEmpty, !tags.isSubset(of: item.tags) { return false }
+            guard needle != nil else { return true }
+            if contains(item.title) { return true }
+            if let author = item.author, contains(author) { return true }
+            if let note = item.note, contains(note) { return true }
+            if let url = item.url, contains(url) { return true }
+            return item.tags.contains(where: contains)
+        }
+
+        /// Whether `text` holds the needle, ignoring case and diacritics: ASCII text is searched byte by byte
+        /// (folding ASCII changes only case, so only an ASCII needle can occur in it), other text by Foundation.
+        private func contains(_ text: String) -> Bool {
+            guard let needle else { return true }
+            var text = text
+            let ascii = text.withUTF8 { bytes -> Bool? in
+                guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+                guard needleIsASCII, needleBytes.count <= bytes.count else { return false }
+                return Self.asciiContains(bytes, needleBytes)
+            }
+            if let ascii { return ascii }
+            return text.range(of: needle, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+        }
+
+        static func asciiContains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+            guard let first = needle.first else { return true }
+            let last = haystack.count - needle.count
+            var index = 0
+            while index <= last {
+                if lowerASCII(haystack[index]) == first {
+                    var offset = 1
+                    while offset < needle.count, lowerASCII(haystack[index + offset]) == needle[offset] { offset += 1 }
+                    if offset == needle.count { return true }
+                }
+                index += 1
+            }
+            return false
+        }
+
+        static func lowerASCII(_ byte: UInt8) -> UInt8 {
+            (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+        }
+
+        static func fold(_ text: String) -> String {
+            text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        }
+    }
+}
