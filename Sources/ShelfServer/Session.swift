@@ -66,14 +66,17 @@ final class Session: Sendable {
             return state.stopRequested
         }
         if stopNow { task.cancel() }
-        let watchdog = configuration.idleTimeout.map { timeout in Task { await self.watchIdle(timeout) } }
+        // On the event loop, as its timer is: nothing of a session runs on the global pool.
+        let watchdog = configuration.idleTimeout.map { timeout in
+            Task(executorPreference: connection.executor) { await self.watchIdle(timeout) }
+        }
         let ending = await writeLoop(window: window)
         watchdog?.cancel()
         feed.remove(connection.id)
         await task.value
         await connection.closeGracefully(within: Self.closingLinger)
         if let ending {
-            log("connection \(connection.id) from \(connection.peer) closed (\(ending))")
+            log.throttled(.closedForReason, "connection \(connection.id) from \(connection.peer) closed (\(ending))")
         } else if configuration.logsConnections {
             log("connection \(connection.id) closed")
         }
@@ -225,7 +228,7 @@ final class Session: Sendable {
         while !Task.isCancelled {
             let deadline = lastActivity.withLock { $0 } + timeout
             if ContinuousClock.now < deadline {
-                try? await Task.sleep(until: deadline, clock: .continuous)
+                try? await connection.executor.sleep(until: deadline)
                 continue
             }
             if feed.isWatching(connection.id) || !outbox.isIdle {
