@@ -188,7 +188,7 @@ extension Session {
         let left = TokenCheck.maxFailures - context.failedAuthAttempts
         if left <= 0 {
             context.keepReading = false
-            log("connection \(connection.id): \(TokenCheck.maxFailures) failed auth attempts; closing")
+            log.throttled(.failedAuth, "connection \(connection.id): \(TokenCheck.maxFailures) failed auth attempts; closing")
             return .failure(RPCError(.unauthorized, "Unauthorized: wrong token; closing after \(TokenCheck.maxFailures) failed attempts"))
         }
         return .failure(RPCError(.unauthorized, "Unauthorized: wrong token (\(left) attempt\(left == 1 ? "" : "s") left)"))
