@@ -30,6 +30,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The most bytes a session reads at once, in bytes; a read that comes back this full lets the event loop serve
     /// other connections first. Not a flag: tests make it tiny, so that a fast sender fills every read.
     var readChunkBytes = 65_536
+    /// How long one write may wait for the peer to read before the connection is closed and logged as `write timed
+    /// out` (protocol/PROTOCOL.md §10). Not a flag: tests make it short. Default `Session.writeTimeout`, 60 s.
+    var writeTimeout = Session.writeTimeout
 
     /// A configuration with the defaults documented on each property (README, "shelfd").
     public init(

@@ -52,7 +52,8 @@ final class Session: Sendable {
         tokenCheck = configuration.token.map(TokenCheck.init(token:))
     }
 
-    /// How long one write may wait for the peer to read before the connection is closed (protocol/PROTOCOL.md §10).
+    /// How long one write may wait for the peer to read before the connection is closed (protocol/PROTOCOL.md §10):
+    /// 60 s, `ServerConfiguration.writeTimeout`'s default.
     static let writeTimeout: Duration = .seconds(60)
 
     /// Serves the connection until the peer closes it, it fails, or `stop()` is called; then closes it.
@@ -202,7 +203,7 @@ final class Session: Sendable {
             }
             if ending == nil, !bytes.isEmpty {
                 do {
-                    try await connection.write(bytes, within: Self.writeTimeout)
+                    try await connection.write(bytes, within: configuration.writeTimeout)
                 } catch {
                     // A slow consumer's stuck write is ended by closing the socket: say why it was closed.
                     ending = outbox.hasOverflowed ? Self.slowConsumerEnding(outbox.maxBytes) : "\(error)"
