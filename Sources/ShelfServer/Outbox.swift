@@ -59,6 +59,29 @@ final class Outbox: Sendable {
         var unsent: ArraySlice<UInt8> = []
         /// Why a direct write failed, if one did.
         var writeFailure: String?
+        /// Why `close(with:reason:lingering:)` closes the session, for its log line, and whether it lingers.
+        var closingReason: String?
+        var closingLingers = false
+        /// Bytes of replies and notifications charged to the server's `MemoryAccount` and not yet refunded.
+        var charged = 0
+        /// Set once `releaseMemory()` refunded everything: nothing is charged after it.
+        var accountClosed = false
+
+        /// Charges (or, negative, refunds) `delta` bytes already taken to `memory`, whatever its ceiling.
+        mutating func account(_ delta: Int, to memory: MemoryAccount?) {
+            guard let memory, !accountClosed, delta != 0 else { return }
+            if delta > 0 { memory.force(delta) } else { memory.refund(-delta) }
+            charged += delta
+        }
+
+        /// Charges `bytes` not yet taken to `memory`, within its ceiling.
+        /// - Returns: false, charging nothing, when the ceiling does not allow it.
+        mutating func charge(_ bytes: Int, to memory: MemoryAccount?) -> Bool {
+            guard let memory, !accountClosed else { return true }
+            guard memory.charge(bytes) else { return false }
+            charged += bytes
+            return true
+        }
 
         /// Whether `next()` has something to hand out.
         var hasWork: Bool {
@@ -77,9 +100,21 @@ final class Outbox: Sendable {
     private let state = Mutex(State())
     /// The most notification bytes queued before the session is cut off.
     let maxBytes: Int
+    /// The server-wide account the queued bytes are charged to (`--max-memory-bytes`); nil charges nothing.
+    let memory: MemoryAccount?
 
-    init(maxBytes: Int) {
+    init(maxBytes: Int, memory: MemoryAccount? = nil) {
         self.maxBytes = maxBytes
+        self.memory = memory
+    }
+
+    /// Refunds what this outbox still has charged to `memory`, and charges nothing after: the session has ended.
+    func releaseMemory() {
+        state.withLock { state in
+            memory?.refund(state.charged)
+            state.charged = 0
+            state.accountClosed = true
+        }
     }
 
     /// Queues a reply job (the reader, in request order).
@@ -104,6 +139,7 @@ final class Outbox: Sendable {
             let admitted = state.withLock { state -> Bool in
                 guard admits(state) else { return false }
                 state.replyBytes += count
+                state.account(count, to: memory)
                 return true
             }
             if admitted { return }
@@ -130,6 +166,7 @@ final class Outbox: Sendable {
         guard count > 0 else { return }
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.replyBytes -= count
+            state.account(-count, to: memory)
             defer { state.roomWaiter = nil }
             return state.roomWaiter
         }
@@ -157,7 +194,9 @@ final class Outbox: Sendable {
     func queueBacklog(_ lines: [(revision: Revision, line: [UInt8])]) -> Bool {
         state.withLock { state in
             let bytes = lines.reduce(0) { $0 + $1.line.count }
-            guard !state.overflowed, state.noteBytes + bytes <= maxBytes / 2 else { return false }
+            guard !state.overflowed, state.noteBytes + bytes <= maxBytes / 2, state.charge(bytes, to: memory) else {
+                return false
+            }
             state.notes.append(contentsOf: lines)
             state.noteBytes += bytes
             if let last = lines.last { state.lastNotifiedRevision = max(state.lastNotifiedRevision, last.revision) }
@@ -173,8 +212,27 @@ final class Outbox: Sendable {
     }
 
     /// Sends `line` after everything owed, then the session closes (the reader must stop too).
-    func close(with line: [UInt8]) {
-        wake { $0.closingLine = $0.closingLine ?? line }
+    /// - Parameters:
+    ///   - reason: why, for the session's log line (`closingReason`); the first close's counts.
+    ///   - lingering: close gracefully after the line (`closingLingers`): for a peer that may have sent more than
+    ///     was read, whose close would otherwise reset the connection and lose the line.
+    func close(with line: [UInt8], reason: String, lingering: Bool = false) {
+        wake { state in
+            guard state.closingLine == nil else { return }
+            state.closingLine = line
+            state.closingReason = reason
+            state.closingLingers = lingering
+        }
+    }
+
+    /// Why `close(with:reason:lingering:)` closes the session, if it does.
+    var closingReason: String? {
+        state.withLock { $0.closingReason }
+    }
+
+    /// Whether the session closes gracefully after its `closing` line.
+    var closingLingers: Bool {
+        state.withLock { $0.closingLingers }
     }
 
     /// What became of a notification handed to `notify`.
@@ -192,9 +250,11 @@ final class Outbox: Sendable {
     func notify(revision: Revision, line: [UInt8]) -> NotifyOutcome {
         let (outcome, waiter) = state.withLock { state -> (NotifyOutcome, CheckedContinuation<Void, Never>?) in
             guard !state.overflowed else { return (.overflowed, nil) }
-            if state.noteBytes + line.count > maxBytes {
+            // Past its own budget, or past the server's memory ceiling: a watcher that cannot take more is cut off.
+            if state.noteBytes + line.count > maxBytes || !state.charge(line.count, to: memory) {
                 state.overflowed = true
                 state.notes.removeAll()
+                state.account(-state.noteBytes, to: memory)
                 state.noteBytes = 0
                 defer { state.waiter = nil }
                 return (.overflowed, state.waiter)
@@ -219,7 +279,7 @@ final class Outbox: Sendable {
     func takeNotificationsForDirectWrite() -> [UInt8] {
         state.withLock { state in
             guard state.jobHead == state.jobs.count else { return [] }
-            return Self.take(state.notes.count, from: &state)
+            return take(state.notes.count, from: &state)
         }
     }
 
@@ -230,7 +290,7 @@ final class Outbox: Sendable {
         return state.withLock { state in
             var count = 0
             while count < state.notes.count, state.notes[count].revision <= limit { count += 1 }
-            return Self.take(count, from: &state)
+            return take(count, from: &state)
         }
     }
 
@@ -254,6 +314,7 @@ final class Outbox: Sendable {
         let (waiter, roomWaiter) = state.withLock { state -> (CheckedContinuation<Void, Never>?, CheckedContinuation<Void, Never>?) in
             state.directWrite = false
             state.replyBytes -= held
+            state.account(unsent.count - held, to: memory)
             let roomWaiter = held > 0 ? state.roomWaiter : nil
             if roomWaiter != nil { state.roomWaiter = nil }
             // Ahead of any job the reader queued meanwhile: those came after this write.
@@ -275,7 +336,10 @@ final class Outbox: Sendable {
     /// Counts a direct write's `count` bytes against the reply budget, without waiting (the reply is made already);
     /// `endDirectWrite(releasing:)` gives them back.
     func holdDirectWrite(_ count: Int) {
-        state.withLock { $0.replyBytes += count }
+        state.withLock { state in
+            state.replyBytes += count
+            state.account(count, to: memory)
+        }
     }
 
     /// Remembers why a direct write failed (the first reason counts), for the session's closing log line.
@@ -297,7 +361,7 @@ final class Outbox: Sendable {
     func next() async -> Next? {
         while true {
             let next: Next?? = state.withLock { state in
-                let next = Self.take(&state)
+                let next = take(&state)
                 // Busy from here until the writer asks again: a direct write must not overtake what it holds.
                 state.writerBusy = next != nil
                 return next
@@ -315,7 +379,7 @@ final class Outbox: Sendable {
     }
 
     /// What `next()` hands out now, in priority order; `nil` when there is nothing (or a direct write is on).
-    private static func take(_ state: inout State) -> Next?? {
+    private func take(_ state: inout State) -> Next?? {
         if state.directWrite { return nil }
         if !state.unsent.isEmpty {
             defer { state.unsent = [] }
@@ -343,13 +407,14 @@ final class Outbox: Sendable {
         return nil
     }
 
-    private static func take(_ count: Int, from state: inout State) -> [UInt8] {
+    private func take(_ count: Int, from state: inout State) -> [UInt8] {
         guard count > 0 else { return [] }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(state.notes[..<count].reduce(0) { $0 + $1.line.count })
         for note in state.notes[..<count] { bytes.append(contentsOf: note.line) }
         state.notes.removeFirst(count)
         state.noteBytes -= bytes.count
+        state.account(-bytes.count, to: memory)
         return bytes
     }
 

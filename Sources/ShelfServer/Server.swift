@@ -41,6 +41,10 @@ public actor Server {
     private var wantedConnections: Int
     /// A descriptor held open to be given up when `accept` fails for want of one (`refuseWithReserve`).
     private var reserve = ReserveDescriptor()
+    /// Memory held for all peers, against `--max-memory-bytes`.
+    private let memory: MemoryAccount
+    /// Gives freed connection memory back to the system (`malloc_trim`), at most once a second.
+    private var trim = MemoryTrim()
     private var feedSubscription: UInt64?
     private var runWaiters: [CheckedContinuation<Void, Never>] = []
 
@@ -52,6 +56,7 @@ public actor Server {
         self.list = list
         self.configuration = configuration
         wantedConnections = configuration.maxConnections
+        memory = MemoryAccount(ceiling: configuration.maxMemoryBytes)
         self.log = log
         self.runID = runID
     }
@@ -155,7 +160,7 @@ public actor Server {
                 }
                 let session = Session(
                     connection: connection, list: list, feed: feed, listCache: listCache, configuration: configuration, log: log,
-                    runID: runID)
+                    runID: runID, memory: memory)
                 sessions[connection.id] = session
                 // On the reactor's event loop: readiness resumes the session where epoll saw it.
                 group.addTask(executorPreference: connection.executor) {
@@ -272,5 +277,6 @@ public actor Server {
 
     private func remove(_ id: UInt64) {
         sessions[id] = nil
+        trim.sessionEnded(memory: memory)
     }
 }

@@ -22,6 +22,9 @@ final class Session: Sendable {
     /// The server's run id, for `hello`.
     let runID: UUID
     let outbox: Outbox
+    /// The server-wide account of memory held for peers (`--max-memory-bytes`): the framer's unfinished line and
+    /// the outbox's queued bytes are charged to it.
+    let memory: MemoryAccount?
     /// Set when the server has a token: requests other than `hello`, `ping` and `auth` need `auth` first.
     let tokenCheck: TokenCheck?
     private let reader = Mutex<ReaderState>(ReaderState())
@@ -39,7 +42,7 @@ final class Session: Sendable {
 
     init(
         connection: TCPConnection, list: ReadingList, feed: ChangeFeed, listCache: ListReplyCache,
-        configuration: ServerConfiguration, log: ServerLog, runID: UUID
+        configuration: ServerConfiguration, log: ServerLog, runID: UUID, memory: MemoryAccount? = nil
     ) {
         self.connection = connection
         self.list = list
@@ -48,7 +51,8 @@ final class Session: Sendable {
         self.configuration = configuration
         self.log = log
         self.runID = runID
-        outbox = Outbox(maxBytes: configuration.maxOutboundBytes)
+        self.memory = memory
+        outbox = Outbox(maxBytes: configuration.maxOutboundBytes, memory: memory)
         tokenCheck = configuration.token.map(TokenCheck.init(token:))
     }
 
@@ -75,6 +79,7 @@ final class Session: Sendable {
         watchdog?.cancel()
         feed.remove(connection.id)
         await task.value
+        outbox.releaseMemory()
         await connection.closeGracefully(within: Self.closingLinger)
         if let ending {
             log.throttled(.closedForReason, "connection \(connection.id) from \(connection.peer) closed (\(ending))")
@@ -101,6 +106,9 @@ final class Session: Sendable {
     /// Reads, frames and carries out requests until the peer stops sending, the session stops or reading fails.
     private nonisolated(nonsending) func readRequests(window: RequestWindow) async {
         var framer = LineFramer(maxLineBytes: configuration.maxLineBytes)
+        // What the framer's unfinished line has charged to the server's memory account.
+        var framerCharge = 0
+        defer { memory?.refund(framerCharge) }
         var context = ReaderContext(authenticated: tokenCheck == nil)
         var handledThisTurn = 0
         var events: [LineFramer.Event] = []
@@ -120,6 +128,16 @@ final class Session: Sendable {
             let atEnd = bytes.isEmpty
             // The last line may lack its LF; it is still answered, then the session ends.
             if atEnd { events = framer.finish() } else { framer.push(bytes, into: &events) }
+            if let memory {
+                let buffered = framer.bufferedByteCount
+                // The connection that asks for more while the server is at its ceiling is the one closed.
+                if (buffered > framerCharge && !memory.charge(buffered - framerCharge)) || memory.isFull {
+                    closeForMemory(memory)
+                    return
+                }
+                if buffered < framerCharge { memory.refund(framerCharge - buffered) }
+                framerCharge = buffered
+            }
             // Lines already read are still answered after stop(): only reading more stops.
             var index = 0
             while index < events.count {
@@ -195,10 +213,11 @@ final class Session: Sendable {
                 ending = ending ?? Self.slowConsumerEnding(outbox.maxBytes)
                 continue
             case .closing(let line):
-                // Not lingering: the reader may still be reading this socket (closing gracefully reads too, and
-                // two reads at once on one socket stop the process); an idle client sent nothing to reset on.
-                if ending == nil { await connection.sayLastLine(line, lingering: false) }
-                ending = ending ?? "idle for more than \(configuration.idleTimeout.map { "\($0)" } ?? "?")"
+                // An idle client sent nothing to reset on: closed at once. One closed for memory may have sent much
+                // more than was read, and its reader has returned (it asked for the close): closed gracefully, so
+                // the line is not lost to a reset.
+                if ending == nil { await connection.sayLastLine(line, lingering: outbox.closingLingers) }
+                ending = ending ?? outbox.closingReason
                 continue
             }
             if ending == nil, !bytes.isEmpty {
@@ -236,11 +255,25 @@ final class Session: Sendable {
                 lastActivity.withLock { $0 = .now }
                 continue
             }
-            outbox.close(with: ServerNotification.closing(
-                reason: "idle_timeout", message: "Closing: nothing received for \(timeout)").line)
+            outbox.close(
+                with: ServerNotification.closing(reason: "idle_timeout", message: "Closing: nothing received for \(timeout)").line,
+                reason: "idle for more than \(timeout)")
             stop()
             return
         }
+    }
+
+    /// Ends a connection that asked for memory while the server holds `memory.ceiling` for its peers: the replies
+    /// it is owed go out, then a `closing` notification (`memory_limit`, protocol/PROTOCOL.md §10), then it closes.
+    /// Requests of its last read are not carried out.
+    private func closeForMemory(_ memory: MemoryAccount) {
+        outbox.close(
+            with: ServerNotification.closing(
+                reason: "memory_limit",
+                message: "Closing: the server holds as much memory for its connections as it may (\(memory.ceiling) bytes, --max-memory-bytes); try again later"
+            ).line,
+            reason: "memory limit: the server holds \(memory.heldBytes) of at most \(memory.ceiling) bytes for its peers",
+            lingering: true)
     }
 
     /// The longest a connection lingers after its last reply for the peer to take it (as long as shutdown lets
