@@ -59,7 +59,7 @@ struct WatchRunner {
                     output.error("shelf: \(error)")
                     return ExitCode.protocolError.rawValue
                 case let failure as ClientError:
-                    if !reported { output.error("shelf: \(ShelfMain.message(for: failure, command)); retrying") }
+                    if !reported { output.error("shelf: \(ShelfMain.message(for: failure, command)) (retrying)") }
                 default:
                     if !reported { output.error("shelf: \(error); retrying") }
                 }

@@ -29,8 +29,9 @@ final class Outbox: Sendable {
         case unsent(ArraySlice<UInt8>)
         /// Notifications overflowed `maxBytes`: say `closing` and close.
         case overflow
-        /// The session is being closed (idle timeout): write this last line, then close.
-        case closing([UInt8])
+        /// The session is being closed (idle timeout, authentication deadline): write this last line, then close;
+        /// `ending` is the reason the log gives.
+        case closing([UInt8], ending: String)
     }
 
     private struct State {
@@ -49,7 +50,7 @@ final class Outbox: Sendable {
         var replyBytes = 0
         var roomWaiter: CheckedContinuation<Void, Never>?
         /// A last line to send before closing, once everything owed is written.
-        var closingLine: [UInt8]?
+        var closingLine: (line: [UInt8], ending: String)?
         /// The writer holds something it took from `next()` and has not asked for more yet.
         var writerBusy = false
         /// A direct write is under way (`beginDirectWrite`, or notifications claimed by `notify`): the writer takes
@@ -59,8 +60,7 @@ final class Outbox: Sendable {
         var unsent: ArraySlice<UInt8> = []
         /// Why a direct write failed, if one did.
         var writeFailure: String?
-        /// Why `close(with:reason:lingering:)` closes the session, for its log line, and whether it lingers.
-        var closingReason: String?
+        /// Whether the session closes gracefully after `closingLine` (`close(with:ending:lingering:)`).
         var closingLingers = false
         /// Bytes of replies and notifications charged to the server's `MemoryAccount` and not yet refunded.
         var charged = 0
@@ -211,23 +211,16 @@ final class Outbox: Sendable {
         }
     }
 
-    /// Sends `line` after everything owed, then the session closes (the reader must stop too).
-    /// - Parameters:
-    ///   - reason: why, for the session's log line (`closingReason`); the first close's counts.
-    ///   - lingering: close gracefully after the line (`closingLingers`): for a peer that may have sent more than
-    ///     was read, whose close would otherwise reset the connection and lose the line.
-    func close(with line: [UInt8], reason: String, lingering: Bool = false) {
+    /// Sends `line` after everything owed, then the session closes (the reader must stop too); `ending` is why, for
+    /// the log. The first call wins.
+    /// - Parameter lingering: close gracefully after the line (`closingLingers`): for a peer that may have sent more
+    ///   than was read, whose close would otherwise reset the connection and lose the line.
+    func close(with line: [UInt8], ending: String, lingering: Bool = false) {
         wake { state in
             guard state.closingLine == nil else { return }
-            state.closingLine = line
-            state.closingReason = reason
+            state.closingLine = (line, ending)
             state.closingLingers = lingering
         }
-    }
-
-    /// Why `close(with:reason:lingering:)` closes the session, if it does.
-    var closingReason: String? {
-        state.withLock { $0.closingReason }
     }
 
     /// Whether the session closes gracefully after its `closing` line.
@@ -399,9 +392,9 @@ final class Outbox: Sendable {
             return .some(.job(job))
         }
         if !state.notes.isEmpty { return .some(.notifications(take(state.notes.count, from: &state))) }
-        if state.finished, let line = state.closingLine {
+        if state.finished, let closing = state.closingLine {
             state.closingLine = nil
-            return .some(.closing(line))
+            return .some(.closing(closing.line, ending: closing.ending))
         }
         if state.finished { return .some(nil) }
         return nil

@@ -46,6 +46,8 @@ public actor Server {
     /// Gives freed connection memory back to the system (`malloc_trim`), at most once a second.
     private var trim = MemoryTrim()
     private var feedSubscription: UInt64?
+    /// With a token: the unauthenticated budget, guess slowdown and their log throttle, shared with every session.
+    private let authGate: AuthGate?
     private var runWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// A server for `list`, configured by `configuration`, logging to `log`. Nothing listens until `start()`.
@@ -59,6 +61,7 @@ public actor Server {
         memory = MemoryAccount(ceiling: configuration.maxMemoryBytes)
         self.log = log
         self.runID = runID
+        authGate = configuration.token == nil ? nil : AuthGate(configuration: configuration)
     }
 
     /// The event loop's serial executor: the accept loop and the session bookkeeping run where the sessions do.
@@ -73,7 +76,7 @@ public actor Server {
         guard case .idle = state else { throw ServerError.notIdle }
         let budget = DescriptorBudget.connections(wanted: configuration.maxConnections)
         if budget.cap < configuration.maxConnections {
-            log("serving at most \(budget.cap) connections, not \(configuration.maxConnections): the open-file limit is \(budget.limit) (raise it with ulimit -n)")
+            log("serving at most \(ServerLog.count(budget.cap, "connection")), not \(configuration.maxConnections): the open-file limit is \(budget.limit) (raise it with ulimit -n)")
             configuration.maxConnections = budget.cap
         }
         let listener = try TCPListener.listen(on: configuration.listen)
@@ -125,7 +128,7 @@ public actor Server {
                     // out of memory: back off instead of spinning; accepting resumes by itself. That can last, so
                     // at most one line every 10 s, not ten a second.
                     if let unlogged = acceptFailures.admit(now: .now) {
-                        let more = unlogged > 0 ? " (\(unlogged) more such failure(s) since the last such line)" : ""
+                        let more = unlogged > 0 ? " (\(ServerLog.count(unlogged, "more such failure")) since the last such line)" : ""
                         log("\(call)() failed: \(String(cString: strerror(code))) (errno \(code)); retrying every 100 ms\(more)")
                     }
                     try? await Reactor.shared.executor.sleep(for: Self.acceptBackoff)
@@ -141,7 +144,7 @@ public actor Server {
                     recheckDescriptorBudget()
                 }
                 if sessions.count >= configuration.maxConnections {
-                    log.throttled(.refused, "connection \(connection.id) from \(connection.peer) refused: \(sessions.count) connections open")
+                    log.throttled(.refused, "connection \(connection.id) from \(connection.peer) refused: \(ServerLog.count(sessions.count, "connection")) open")
                     // A refused connection holds a descriptor while it lingers, taken from the reserve the
                     // connection cap leaves free (`DescriptorBudget`): only a few may linger at once. The others are
                     // answered and closed right here, before the next accept, so a flood holds no descriptors.
@@ -160,8 +163,17 @@ public actor Server {
                 }
                 let session = Session(
                     connection: connection, list: list, feed: feed, listCache: listCache, configuration: configuration, log: log,
-                    runID: runID, memory: memory)
+                    runID: runID, authGate: authGate, memory: memory)
                 sessions[connection.id] = session
+                if let evicted = authGate?.admit(connection.id), let oldest = sessions[evicted] {
+                    authGate?.log(
+                        "connection \(evicted) from \(oldest.connection.peer): closed to make room, \(configuration.maxUnauthenticated) connections waiting to authenticate",
+                        to: log)
+                    oldest.close(
+                        reason: "too_many_unauthenticated",
+                        message: "Closing: \(configuration.maxUnauthenticated) connections are waiting to authenticate and this one waited longest; authenticate right after connecting",
+                        ending: Session.endingLoggedAlready)
+                }
                 // On the reactor's event loop: readiness resumes the session where epoll saw it.
                 group.addTask(executorPreference: connection.executor) {
                     await session.run()
@@ -235,7 +247,7 @@ public actor Server {
             state = .draining
             listener.close()
         }
-        log("shutting down: \(sessions.count) connection(s) open")
+        log("shutting down: \(ServerLog.count(sessions.count, "connection")) open")
         for session in sessions.values { session.stop() }
         let executor = Reactor.shared.executor
         let deadline = executor.schedule(after: Self.drainTimeout) { [weak self] in

@@ -27,6 +27,8 @@ final class Session: Sendable {
     let memory: MemoryAccount?
     /// Set when the server has a token: requests other than `hello`, `ping` and `auth` need `auth` first.
     let tokenCheck: TokenCheck?
+    /// The server's authentication budget and guess slowdown; set exactly when `tokenCheck` is.
+    let authGate: AuthGate?
     private let reader = Mutex<ReaderState>(ReaderState())
     /// When the peer last sent anything (for `--idle-timeout`).
     private let lastActivity = Mutex<ContinuousClock.Instant>(.now)
@@ -42,7 +44,8 @@ final class Session: Sendable {
 
     init(
         connection: TCPConnection, list: ReadingList, feed: ChangeFeed, listCache: ListReplyCache,
-        configuration: ServerConfiguration, log: ServerLog, runID: UUID, memory: MemoryAccount? = nil
+        configuration: ServerConfiguration, log: ServerLog, runID: UUID, authGate: AuthGate? = nil,
+        memory: MemoryAccount? = nil
     ) {
         self.connection = connection
         self.list = list
@@ -54,6 +57,7 @@ final class Session: Sendable {
         self.memory = memory
         outbox = Outbox(maxBytes: configuration.maxOutboundBytes, memory: memory)
         tokenCheck = configuration.token.map(TokenCheck.init(token:))
+        self.authGate = tokenCheck == nil ? nil : authGate ?? AuthGate(configuration: configuration)
     }
 
     /// How long one write may wait for the peer to read before the connection is closed (protocol/PROTOCOL.md §10):
@@ -71,17 +75,22 @@ final class Session: Sendable {
             return state.stopRequested
         }
         if stopNow { task.cancel() }
-        // On the event loop, as its timer is: nothing of a session runs on the global pool.
+        // On the event loop, as their timers are: nothing of a session runs on the global pool.
         let watchdog = configuration.idleTimeout.map { timeout in
             Task(executorPreference: connection.executor) { await self.watchIdle(timeout) }
         }
+        let authDeadline = authGate.map { gate in
+            Task(executorPreference: connection.executor) { await self.enforceAuthDeadline(gate) }
+        }
         let ending = await writeLoop(window: window)
         watchdog?.cancel()
+        authDeadline?.cancel()
+        authGate?.ended(connection.id)
         feed.remove(connection.id)
         await task.value
         outbox.releaseMemory()
         await connection.closeGracefully(within: Self.closingLinger)
-        if let ending {
+        if let ending, ending != Self.endingLoggedAlready {
             log.throttled(.closedForReason, "connection \(connection.id) from \(connection.peer) closed (\(ending))")
         } else if configuration.logsConnections {
             log("connection \(connection.id) closed")
@@ -105,7 +114,7 @@ final class Session: Sendable {
 
     /// Reads, frames and carries out requests until the peer stops sending, the session stops or reading fails.
     private nonisolated(nonsending) func readRequests(window: RequestWindow) async {
-        var framer = LineFramer(maxLineBytes: configuration.maxLineBytes)
+        var framer = LineFramer(maxLineBytes: configuration.maxLineBytes, answersTelnet: true)
         // What the framer's unfinished line has charged to the server's memory account.
         var framerCharge = 0
         defer { memory?.refund(framerCharge) }
@@ -212,12 +221,12 @@ final class Session: Sendable {
                 if ending == nil { await cutOffSlowConsumer() }
                 ending = ending ?? Self.slowConsumerEnding(outbox.maxBytes)
                 continue
-            case .closing(let line):
+            case .closing(let line, let reason):
                 // An idle client sent nothing to reset on: closed at once. One closed for memory may have sent much
                 // more than was read, and its reader has returned (it asked for the close): closed gracefully, so
                 // the line is not lost to a reset.
                 if ending == nil { await connection.sayLastLine(line, lingering: outbox.closingLingers) }
-                ending = ending ?? outbox.closingReason
+                ending = ending ?? reason
                 continue
             }
             if ending == nil, !bytes.isEmpty {
@@ -257,7 +266,7 @@ final class Session: Sendable {
             }
             outbox.close(
                 with: ServerNotification.closing(reason: "idle_timeout", message: "Closing: nothing received for \(timeout)").line,
-                reason: "idle for more than \(timeout)")
+                ending: "idle for more than \(timeout)")
             stop()
             return
         }
@@ -272,8 +281,32 @@ final class Session: Sendable {
                 reason: "memory_limit",
                 message: "Closing: the server holds as much memory for its connections as it may (\(memory.ceiling) bytes, --max-memory-bytes); try again later"
             ).line,
-            reason: "memory limit: the server holds \(memory.heldBytes) of at most \(memory.ceiling) bytes for its peers",
+            ending: "memory limit: the server holds \(memory.heldBytes) of at most \(memory.ceiling) bytes for its peers",
             lingering: true)
+    }
+
+    /// Closes the connection with a `closing` notification (`auth_timeout`) if it has not authenticated within
+    /// `--auth-timeout` of its accept (protocol/PROTOCOL.md §12).
+    private func enforceAuthDeadline(_ gate: AuthGate) async {
+        let timeout = configuration.authTimeout
+        do { try await connection.executor.sleep(for: timeout) } catch { return }
+        guard gate.isWaiting(connection.id) else { return }
+        gate.log("connection \(connection.id) from \(connection.peer): no auth within \(timeout); closing", to: log)
+        close(
+            reason: "auth_timeout",
+            message: "Closing: no successful auth within \(timeout); send {\"method\":\"auth\",\"params\":{\"token\":\"…\"}} first",
+            ending: Self.endingLoggedAlready)
+    }
+
+    /// The ending of a connection whose closing was logged when it was decided (through `AuthGate.log`, which
+    /// throttles what a flood of peers can cause): the session logs nothing more when it ends.
+    static let endingLoggedAlready = "logged already"
+
+    /// Sends a `closing` notification with `reason` and `message` after the replies owed, and closes the connection;
+    /// `ending` is what the log says (`endingLoggedAlready`: nothing). Reading stops at once.
+    func close(reason: String, message: String, ending: String) {
+        outbox.close(with: ServerNotification.closing(reason: reason, message: message).line, ending: ending)
+        stop()
     }
 
     /// The longest a connection lingers after its last reply for the peer to take it (as long as shutdown lets
