@@ -29,8 +29,22 @@ final class Outbox: Sendable {
         case unsent(ArraySlice<UInt8>)
         /// Notifications overflowed `maxBytes`: say `closing` and close.
         case overflow
-        /// The session is being closed (idle timeout): write this last line, then close.
-        case closing([UInt8])
+        /// The session is being closed on the server's side (idle timeout, shutdown): write this last line, then
+        /// close.
+        case closing(LastLine)
+    }
+
+    /// The `closing` notification a session sends on its own as its last line (protocol/PROTOCOL.md §12).
+    struct LastLine: Sendable {
+        /// The notification, with its LF.
+        var line: [UInt8]
+        /// Whether the connection is closed right after the line (an idle timeout), or as every ending closes it,
+        /// gracefully, once the reader is done (a shutdown: the peer may have sent more since, and closing with it
+        /// unread would reset the connection and lose the replies still in flight).
+        var closesAtOnce: Bool
+        /// Why the connection ended, for the log; `nil` when that is not worth a line (every connection at a
+        /// shutdown).
+        var ending: String?
     }
 
     private struct State {
@@ -49,7 +63,7 @@ final class Outbox: Sendable {
         var replyBytes = 0
         var roomWaiter: CheckedContinuation<Void, Never>?
         /// A last line to send before closing, once everything owed is written.
-        var closingLine: [UInt8]?
+        var closingLine: LastLine?
         /// The writer holds something it took from `next()` and has not asked for more yet.
         var writerBusy = false
         /// A direct write is under way (`beginDirectWrite`, or notifications claimed by `notify`): the writer takes
@@ -172,8 +186,9 @@ final class Outbox: Sendable {
         }
     }
 
-    /// Sends `line` after everything owed, then the session closes (the reader must stop too).
-    func close(with line: [UInt8]) {
+    /// Sends `line` after everything owed, then the session closes (the reader must stop too). The first line
+    /// asked for is the one sent.
+    func close(with line: LastLine) {
         wake { $0.closingLine = $0.closingLine ?? line }
     }
 

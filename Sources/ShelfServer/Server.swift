@@ -133,8 +133,9 @@ public actor Server {
         runWaiters.removeAll()
     }
 
-    /// Stops accepting, lets each session write the replies it owes (saves in flight finish), closes every
-    /// connection, and returns when the server has stopped. Idempotent.
+    /// Stops accepting, lets each session write the replies it owes (saves in flight finish) and then a `closing`
+    /// notification with reason `shutdown` (protocol/PROTOCOL.md §3), closes every connection, and returns when
+    /// the server has stopped. Idempotent.
     public func shutdown() async {
         switch state {
         case .idle:
@@ -149,7 +150,7 @@ public actor Server {
             listener.close()
         }
         log("shutting down: \(sessions.count) connection(s) open")
-        for session in sessions.values { session.stop() }
+        for session in sessions.values { session.stopForShutdown() }
         let deadline = Task { [weak self] in
             try? await Task.sleep(for: Self.drainTimeout)
             await self?.closeAll()

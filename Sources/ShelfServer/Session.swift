@@ -79,6 +79,15 @@ final class Session: Sendable {
         }
     }
 
+    /// Stops reading new requests, as `stop()`, and sends `closing` with reason `shutdown` after the replies owed
+    /// (protocol/PROTOCOL.md §3, §12): a watcher can tell a planned restart from a crash.
+    func stopForShutdown() {
+        outbox.close(with: Outbox.LastLine(
+            line: ServerNotification.closing(reason: "shutdown", message: "Closing: the server is shutting down").line,
+            closesAtOnce: false, ending: nil))
+        stop()
+    }
+
     /// Stops reading new requests; replies already owed are still written, then the connection closes.
     func stop() {
         let task = reader.withLock { state -> Task<Void, Never>? in
@@ -190,12 +199,17 @@ final class Session: Sendable {
                 if ending == nil { await cutOffSlowConsumer() }
                 ending = ending ?? Self.slowConsumerEnding(outbox.maxBytes)
                 continue
-            case .closing(let line):
-                // Not lingering: the reader may still be reading this socket (closing gracefully reads too, and
-                // two reads at once on one socket stop the process); an idle client sent nothing to reset on.
-                if ending == nil { await connection.sayLastLine(line, lingering: false) }
-                ending = ending ?? "idle for more than \(configuration.idleTimeout.map { "\($0)" } ?? "?")"
-                continue
+            case .closing(let last):
+                guard ending == nil else { continue }
+                if last.closesAtOnce {
+                    // Not lingering: the reader may still be reading this socket (closing gracefully reads too, and
+                    // two reads at once on one socket stop the process); an idle client sent nothing to reset on.
+                    await connection.sayLastLine(last.line, lingering: false)
+                    ending = last.ending
+                    continue
+                }
+                // Written like any reply; `run()` closes gracefully once the reader is done.
+                bytes = last.line[...]
             }
             if ending == nil, !bytes.isEmpty {
                 do {
@@ -232,8 +246,9 @@ final class Session: Sendable {
                 lastActivity.withLock { $0 = .now }
                 continue
             }
-            outbox.close(with: ServerNotification.closing(
-                reason: "idle_timeout", message: "Closing: nothing received for \(timeout)").line)
+            outbox.close(with: Outbox.LastLine(
+                line: ServerNotification.closing(reason: "idle_timeout", message: "Closing: nothing received for \(timeout)").line,
+                closesAtOnce: true, ending: "idle for more than \(timeout)"))
             stop()
             return
         }
