@@ -6,28 +6,20 @@ import ShelfJSON
 import ShelfWire
 
 /// `shelf watch`: prints the list, then one line per change as it happens; when the server goes away it says so,
-/// reconnects with backoff (at most 5 s between tries) and resumes from the last revision it printed, re-listing
-/// after `compacted` or when the server's `run` changed (a restart: the same revision may name another list,
-/// protocol/PROTOCOL.md §6). A server that is full (`7 too_many_connections`) is retried like one that is down. A
-/// change is printed only if its revision is newer than the last one printed, so nothing is shown twice or out of
-/// order.
+/// reconnects with backoff (at most 5 s between tries) and resumes from the last revision it printed, listing again
+/// when the server's identity changed (a restart: the same revision may name another list, protocol/PROTOCOL.md
+/// §6) or when it fell behind (`6 compacted`: more than `--history` changes while it could not take them). A server
+/// that is full (`7 too_many_connections`) is retried like one that is down. `WatchModel` makes every decision;
+/// this type makes the calls, and `WatchScreen` prints.
 struct WatchRunner {
     let command: ShelfCommand
-    let output: Output
+    let screen: WatchScreen
     /// The longest wait between reconnection attempts.
     static let maxBackoff: Duration = .seconds(5)
 
-    /// The last revision printed, and the items as of then (to name removed ones), in the server run that
-    /// produced them.
-    private struct Shown {
-        var revision: Revision
-        var items: [UUID: Item]
-        var run: String?
-    }
-
     /// Runs until the task is cancelled (Ctrl-C); returns 0 then.
     func run() async -> Int32 {
-        var shown: Shown?
+        var model = WatchModel(server: "\(command.server)")
         var backoff: Duration = .milliseconds(100)
         // An outage (the server down, full, or not answering) is reported when it starts, and when the server takes
         // a connection again (`hello` answered). Every try after a failure waits the backoff, which starts over only
@@ -40,28 +32,28 @@ struct WatchRunner {
             do {
                 client = try await ShelfClient.connect(
                     to: command.server, token: try ShelfMain.token(command), timeout: command.timeout)
-                try await start(client, shown: &shown) {
-                    if reported { output.error("shelf: \(connectedBefore ? "reconnected" : "connected") to \(command.server)") }
+                try await start(client, model: &model) {
+                    if reported { await screen.say("\(connectedBefore ? "reconnected" : "connected") to \(command.server)") }
                     reported = false
                     connectedBefore = true
                 }
             } catch {
                 switch error {
                 case ClientError.server(let rpc) where rpc.knownCode == .tooManyConnections:
-                    if !reported { output.error("shelf: the server is full (\(rpc.message)); retrying") }
+                    if !reported { await screen.say("the server is full (\(rpc.message)); retrying") }
                 case ClientError.server(let rpc):
-                    output.error("shelf: \(ShelfMain.message(for: .server(rpc), command))")
+                    await screen.say(ShelfMain.message(for: .server(rpc), command))
                     return ExitCode.failure.rawValue
                 case let failure as TokenFile.Failure:
-                    output.error("shelf: \(failure)")
+                    await screen.say("\(failure)")
                     return ExitCode.usage.rawValue
                 case ClientError.protocolViolation:
-                    output.error("shelf: \(error)")
+                    await screen.say("\(error)")
                     return ExitCode.protocolError.rawValue
                 case let failure as ClientError:
-                    if !reported { output.error("shelf: \(ShelfMain.message(for: failure, command)); retrying") }
+                    if !reported { await screen.say("\(ShelfMain.message(for: failure, command)); retrying") }
                 default:
-                    if !reported { output.error("shelf: \(error); retrying") }
+                    if !reported { await screen.say("\(error); retrying") }
                 }
                 reported = true
                 try? await Task.sleep(for: backoff)
@@ -70,15 +62,15 @@ struct WatchRunner {
             }
             let watching = ContinuousClock.now
             let pinger = command.timeout.map { Self.keepChecking(client, every: $0) }
-            await relay(client.notifications, shown: &shown)
+            let closing = await relay(client, model: &model)
             pinger?.cancel()
             let unanswered = await pinger?.value ?? false
             await client.close()
             if Task.isCancelled { break }
             if unanswered, let limit = command.timeout {
-                output.error("shelf: no reply from \(command.server) to a ping within \(limit.components.seconds) s; reconnecting")
+                await screen.say(model.saying(.unanswered(seconds: limit.components.seconds)))
             } else {
-                output.error("shelf: lost the connection to \(command.server); reconnecting")
+                await screen.say(model.saying(closing ?? .lost))
             }
             reported = true
             if ContinuousClock.now - watching >= Self.maxBackoff { backoff = .milliseconds(100) }
@@ -112,81 +104,73 @@ struct WatchRunner {
         }
     }
 
-    /// Says hello (then calls `connected`: the server took the connection), lists if needed, then watches from the
-    /// last printed revision. A connection that fails here (the server is full, or went away again) leaves `shown`
-    /// as it was.
-    private func start(_ client: ShelfClient, shown: inout Shown?, connected: () -> Void) async throws {
-        let run: String?
+    /// Says hello (then calls `connected`: the server took the connection), then starts the watch as the model
+    /// decides: from the last revision shown, or with a list. A connection that fails here (the server is full, or
+    /// went away again) leaves the model as it was.
+    private func start(_ client: ShelfClient, model: inout WatchModel, connected: () async -> Void) async throws {
+        let hello: HelloResult
         do {
-            run = try ResultDecoding.hello(try await client.call(.hello)).run
+            hello = try ResultDecoding.hello(try await client.call(.hello))
         } catch {
             await client.close()
             throw error
         }
-        connected()
+        await connected()
         do {
-            guard let current = shown else { return shown = try await listAndWatch(client, run: run) }
-            guard current.run == run else {
-                output.error("shelf: \(command.server) restarted since revision \(current.revision); listing again")
-                return shown = try await listAndWatch(client, run: run)
+            let start = model.start(after: hello)
+            if let message = model.saying(start) { await screen.say(message) }
+            if case .resume(let since) = start {
+                do {
+                    _ = try await client.call(.watch(since: since))
+                    return
+                } catch .server(let rpc) where rpc.knownCode == .compacted {
+                    await screen.say(model.fellBehind(since: since))
+                }
             }
-            do {
-                _ = try await client.call(.watch(since: current.revision))
-            } catch {
-                guard case .server(let rpc) = error, rpc.knownCode == .compacted else { throw error }
-                output.error("shelf: the server no longer has the changes after revision \(current.revision); listing again")
-                shown = try await listAndWatch(client, run: run)
-            }
+            try await listAndWatch(client, identity: WatchIdentity(hello), model: &model)
         } catch {
             await client.close()
             throw error
         }
     }
 
-    /// Prints each change newer than the last one printed, until the connection ends.
-    private func relay(_ notifications: AsyncStream<RPCRequest>, shown: inout Shown?) async {
-        for await notification in notifications {
-            if notification.method == "closing" {
-                output.error("shelf: the server is closing the connection: \(notification.params["message"]?.stringValue ?? "")")
+    /// Lists, shows the list, then watches from its revision; lists again as long as that watch is refused with
+    /// `6 compacted` (more than `--history` changes came while the list was shown: its output was blocked, say),
+    /// as an informer lists again when its watch is too old.
+    private func listAndWatch(_ client: ShelfClient, identity: WatchIdentity, model: inout WatchModel) async throws(ClientError) {
+        while true {
+            let result = try await client.call(.list(.all))
+            let (revision, items) = try ResultDecoding.list(result)
+            model.listed(revision: revision, items: items, identity: identity)
+            await screen.showList(result, items: items, revision: revision)
+            do {
+                _ = try await client.call(.watch(since: revision))
+                return
+            } catch .server(let rpc) where rpc.knownCode == .compacted {
+                await screen.say(model.fellBehind(since: revision))
+            }
+        }
+    }
+
+    /// Shows each change the model takes, until the connection ends.
+    /// - Returns: how the server said it closed the connection (`closing`), if it did.
+    private func relay(_ client: ShelfClient, model: inout WatchModel) async -> WatchEnding? {
+        var closing: WatchEnding?
+        for await notification in client.notifications {
+            switch notification.method {
+            case "closing":
+                closing = .closed(
+                    reason: notification.params["reason"]?.stringValue ?? "",
+                    message: notification.params["message"]?.stringValue ?? "")
+            case "changed":
+                guard let change = ServerNotification.change(fromParams: notification.params),
+                      let shown = model.changed(change)
+                else { continue }
+                await screen.show(shown)
+            default:
                 continue
             }
-            guard notification.method == "changed", let change = ServerNotification.change(fromParams: notification.params),
-                  var current = shown, change.revision > current.revision
-            else { continue }
-            print(change, notification, items: &current.items)
-            current.revision = change.revision
-            shown = current
         }
-    }
-
-    private func listAndWatch(_ client: ShelfClient, run: String?) async throws -> Shown {
-        let result = try await client.call(.list(.all))
-        let (revision, items) = try ResultDecoding.list(result)
-        if command.json {
-            output.line(TerminalText.json(result))
-        } else {
-            for item in items { output.line(ItemRow.text(item)) }
-            output.line(ItemRow.summary(items, revision: revision))
-        }
-        _ = try await client.call(.watch(since: revision))
-        return Shown(revision: revision, items: Dictionary(items.map { ($0.id, $0) }, uniquingKeysWith: { $1 }), run: run)
-    }
-
-    private func print(_ change: RevisionedChange, _ notification: RPCRequest, items: inout [UUID: Item]) {
-        if command.json {
-            let json = ServerNotification.changed(change).json
-            output.line(TerminalText.json(json))
-        }
-        switch change.change {
-        case .added(let item):
-            items[item.id] = item
-            if !command.json { output.line("+ \(ItemRow.shortID(item)) \(TerminalText.visible(item.title))") }
-        case .updated(let item):
-            items[item.id] = item
-            if !command.json { output.line("~ \(ItemRow.text(item))") }
-        case .removed(let id):
-            let title = items.removeValue(forKey: id).map { " " + TerminalText.visible($0.title) } ?? ""
-            if !command.json { output.line("- \(String(id.wireString.prefix(8)))\(title)") }
-        }
+        return closing
     }
 }
