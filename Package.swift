@@ -1,16 +1,8 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-// Layers (dependencies point down only; see ../shared/design.md):
-//   shelfd, shelf            executables: call ShelfdCLI / ShelfCLI and exit
-//   shelf-bench              load generator for scripts/bench (any line protocol: shelfd, redis-server)
-//   ShelfdCLI, ShelfCLI      each command's line: options, help, what it prints, its exit statuses
-//   ShelfCommandLine         what both share: argument scanning, signals, output streams, exit codes, token files
-//   ShelfServer, ShelfClient sessions, listener, limits | connection, request ids
-//   ShelfWire                JSON, line framing, JSON-RPC 2.0 messages and method shapes
-//   ShelfCore                values, validation, the ReadingList actor, ListStore + adapters
-//   ShelfJSON                strict JSON values, parser and writer (the wire and the file formats)
-//   ShelfSockets (+ CEpoll)  non-blocking sockets on one epoll reactor thread
+// The modules are layers and each uses only the ones below it: README.md, "Inside", describes them; the
+// LayeringTests check the dependencies below against that order.
 let package = Package(
     name: "Shelf",
     platforms: [.macOS(.v15)],

@@ -21,11 +21,13 @@ public struct ShelfCommand: Equatable, Sendable {
         case version
     }
 
-    /// The server to talk to: `--server`, else `$SHELF_SERVER`, else `127.0.0.1:7453`.
+    /// The server to talk to: `--server`, else `$SHELF_SERVER`, else the config file's `server`, else
+    /// `127.0.0.1:7453`.
     public var server: HostPort
     /// `--json`: print each result as one JSON line instead of text.
     public var json: Bool
-    /// Where the token for `auth` comes from: `--token-file PATH`, else `$SHELF_TOKEN`, else none.
+    /// Where the token for `auth` comes from: `--token-file PATH`, else `$SHELF_TOKEN`, else the config file's
+    /// `token-file`, else the default token file if it exists (`ConfigDirectory.tokenFile`), else none.
     public var token: TokenSource?
     /// The command.
     public var action: Action
@@ -51,15 +53,21 @@ public struct ShelfCommand: Equatable, Sendable {
     public static let defaultTimeout: Duration = .seconds(10)
 
     /// Parses `arguments` (without the program name). Options may come before or after the command; `--` ends them.
+    /// Each setting comes from the first of: the option, the environment, `config`, the default (README, "shelf").
     /// - Throws: `UsageError` for an unknown command or option, a missing or extra operand, a bad address.
-    public static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> ShelfCommand {
+    public static func parse(
+        _ arguments: [String], environment: [String: String], config: ShelfConfig = ShelfConfig()
+    ) throws(UsageError) -> ShelfCommand {
         var scanner = ArgumentScanner(arguments)
-        var serverText = environment["SHELF_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
+        let serverFromEnvironment = environment["SHELF_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
+        var serverText = serverFromEnvironment ?? config.server
         var serverFromOption = false
         var timeout: Duration? = defaultTimeout
         var json = false
         var expect: Revision?
         var tokenSource = environment["SHELF_TOKEN"].flatMap { $0.isEmpty ? nil : TokenSource.value($0) }
+            ?? config.tokenFile.map(TokenSource.file)
+            ?? ConfigDirectory.tokenFile(environment: environment).map(TokenSource.defaultFile)
         var flags: [String] = []
         var operands: [String] = []
         // The first problem, reported once the command is known, so the error can point at that command's usage;
@@ -128,7 +136,8 @@ public struct ShelfCommand: Equatable, Sendable {
             do {
                 server = try HostPort(parsing: serverText)
             } catch {
-                let source = serverFromOption ? "--server" : "$SHELF_SERVER"
+                let source = serverFromOption ? "--server"
+                    : serverFromEnvironment != nil ? "$SHELF_SERVER" : "the config file \(config.path ?? "")'s server"
                 throw UsageError("the server address (\(source)) must be HOST:PORT (e.g. 127.0.0.1:7453), not \"\(serverText)\"")
             }
         }
@@ -151,6 +160,8 @@ public struct ShelfCommand: Equatable, Sendable {
         case file(String)
         /// The token itself (from `SHELF_TOKEN`).
         case value(String)
+        /// The default token file: used if it exists, no token if it does not.
+        case defaultFile(String)
     }
 
     static let defaultServer = HostPort(host: "127.0.0.1", port: ProtocolInfo.defaultPort)

@@ -25,13 +25,18 @@ enum ShelfHelp {
 
         ID is a full id or a unique prefix of at least 4 hex digits, as `list` shows them.
 
+        config: $XDG_CONFIG_HOME/shelf/config, else ~/.config/shelf/config: lines of key = value,
+        with server and token-file; an option or the environment overrides it.
+
         options:
-          --server HOST:PORT      the server (default $SHELF_SERVER, else 127.0.0.1:\(ProtocolInfo.defaultPort))
+          --server HOST:PORT      the server (default $SHELF_SERVER, else the config file's server,
+                                  else 127.0.0.1:\(ProtocolInfo.defaultPort))
           --json                  print each result as one JSON line
           --expect REVISION       change the list only if it is still at REVISION, the list's revision
                                   that info, list and show print (any change to any item moves it);
                                   else exit 1 and change nothing
-          --token-file PATH       authenticate with the token in PATH (default $SHELF_TOKEN)
+          --token-file PATH       authenticate with the token in PATH (default $SHELF_TOKEN, else the
+                                  config file's token-file, else ~/.config/shelf/token if it exists)
           --timeout SECONDS       give up on a server that has not answered after this long (default 10;
                                   0 waits for ever); watch pings that often (not with 0) and retries
           -h, --help              show this help

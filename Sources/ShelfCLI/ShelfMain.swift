@@ -23,7 +23,7 @@ public enum ShelfMain {
     public static func run(arguments: [String], environment: [String: String], output: Output = .standard) async -> Int32 {
         let command: ShelfCommand
         do {
-            command = try ShelfCommand.parse(arguments, environment: environment)
+            command = try ShelfCommand.parse(arguments, environment: environment, config: try ShelfConfig.load(environment: environment))
         } catch {
             output.error("shelf: error: \(error.message)\n\(ShelfHelp.pointer(for: error.command))")
             return ExitCode.usage.rawValue
@@ -40,10 +40,12 @@ public enum ShelfMain {
             output.line("shelf \(ProtocolInfo.serverVersion) (protocol \(ProtocolInfo.protocolVersion))")
             return ExitCode.success.rawValue
         case .watch:
+            if let warning = tokenWarning(command) { output.error("shelf: warning: \(warning)") }
             return await watch(command, output: output)
         default:
             break
         }
+        if let warning = tokenWarning(command) { output.error("shelf: warning: \(warning)") }
         do {
             let client = try await ShelfClient.connect(to: command.server, token: try token(command), timeout: command.timeout)
             do {
@@ -123,17 +125,33 @@ public enum ShelfMain {
         guard case .server(let rpc) = error, rpc.knownCode == .unauthorized else { return "\(error)" }
         switch command.token {
         case nil: return "this server requires a token: pass --token-file PATH or set SHELF_TOKEN"
-        case .file(let path)?: return "the server refused the token in \(path)"
+        case .defaultFile(let path)? where TokenFile.isMissing(path):
+            return "this server requires a token: pass --token-file PATH, set SHELF_TOKEN, or put it in \(path)"
+        case .file(let path)?, .defaultFile(let path)?: return "the server refused the token in \(path)"
         case .value?: return "the server refused the token in $SHELF_TOKEN"
         }
     }
 
-    /// The token to authenticate with, read from its file when `--token-file` was given.
+    /// The token to authenticate with, read from its file when it comes from one; `nil` for none (the default
+    /// token file included, when it does not exist).
     static func token(_ command: ShelfCommand) throws -> String? {
         switch command.token {
         case nil: return nil
         case .value(let token)?: return token
         case .file(let path)?: return try TokenFile.read(path).get()
+        case .defaultFile(let path)?: return TokenFile.isMissing(path) ? nil : try TokenFile.read(path).get()
+        }
+    }
+
+    /// A warning for a token file others can read (`TokenFile.exposure`): `shelf` still uses it, `shelfd` would
+    /// refuse it.
+    static func tokenWarning(_ command: ShelfCommand) -> String? {
+        switch command.token {
+        case .file(let path)?, .defaultFile(let path)?:
+            guard case .success(let loaded) = TokenFile.load(path) else { return nil }
+            return TokenFile.exposure(of: path, mode: loaded.mode)
+        case .value?, nil:
+            return nil
         }
     }
 

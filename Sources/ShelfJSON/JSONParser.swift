@@ -13,6 +13,11 @@ public struct JSONParser {
     var index: Int = 0
     /// Reused buffer for strings that contain escapes.
     var scratch: [UInt8] = []
+    /// Open containers, innermost last.
+    private var frames: [Frame] = []
+    /// The entries of all open containers, innermost last: array elements, or object keys (as `.string`)
+    /// alternating with their values.
+    private var entries: [JSONValue] = []
 
     private init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -32,24 +37,58 @@ public struct JSONParser {
     ///   `.trailingData` if anything but whitespace follows the value.
     @inlinable
     public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 64) throws(JSONParseError) -> JSONValue {
-        let result = bytes.withContiguousStorageIfAvailable { buffer in
+        try parseKeepingMembers(bytes, maxDepth: maxDepth).mapError(\.error).get()
+    }
+
+    /// Why a text was rejected, and what of it was read before.
+    @usableFromInline
+    package struct Failure: Error, Sendable {
+        /// The error ``parse(_:maxDepth:)`` throws for the same text.
+        @usableFromInline package let error: JSONParseError
+        /// The members of the outermost value, when it is an object, that were complete (key and whole value)
+        /// before the error, in source order, duplicates kept; empty for any other text and for invalid UTF-8.
+        package let membersBefore: [(key: String, value: JSONValue)]
+    }
+
+    /// ``parse(_:maxDepth:)``, keeping on failure the outermost object's members read before the error: what
+    /// lets a JSON-RPC server answer a request with its id when that id came before an error it cannot decode
+    /// (protocol/PROTOCOL.md §8, -32700).
+    @inlinable
+    package static func parseKeepingMembers(_ bytes: some Collection<UInt8>, maxDepth: Int = 64) -> Result<JSONValue, Failure> {
+        bytes.withContiguousStorageIfAvailable { buffer in
             parseResult(buffer, maxDepth: maxDepth)
         } ?? Array(bytes).withUnsafeBufferPointer { buffer in
             parseResult(buffer, maxDepth: maxDepth)
         }
-        return try result.get()
     }
 
     /// The non-generic entry point behind ``parse(_:maxDepth:)``.
     @usableFromInline
-    static func parseResult(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) -> Result<JSONValue, JSONParseError> {
+    static func parseResult(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) -> Result<JSONValue, Failure> {
         do throws(JSONParseError) {
             try validateUTF8(bytes)
-            var parser = JSONParser(bytes: bytes)
+        } catch {
+            return .failure(Failure(error: error, membersBefore: []))
+        }
+        var parser = JSONParser(bytes: bytes)
+        do throws(JSONParseError) {
             return .success(try parser.parseDocument(maxDepth: max(0, maxDepth)))
         } catch {
-            return .failure(error)
+            return .failure(Failure(error: error, membersBefore: parser.outermostMembers()))
         }
+    }
+
+    /// The complete key-value pairs of the outermost container, when it is an open object.
+    private func outermostMembers() -> [(key: String, value: JSONValue)] {
+        guard let outer = frames.first, outer.isObject else { return [] }
+        let end = frames.count > 1 ? frames[1].start : entries.count
+        var members: [(key: String, value: JSONValue)] = []
+        var i = outer.start
+        while i + 1 < end {
+            if case .string(let key) = entries[i] { members.append((key: key, value: entries[i + 1])) }
+            i += 2
+        }
+        return members
     }
 
     /// One open array or object.
@@ -62,11 +101,6 @@ public struct JSONParser {
 
     /// Parses a whole document: one value, whitespace around it, nothing else.
     private mutating func parseDocument(maxDepth: Int) throws(JSONParseError) -> JSONValue {
-        // Open containers, innermost last. `entries` holds the entries of all of them, innermost last: array
-        // elements, or object keys (as `.string`) alternating with their values.
-        var frames: [Frame] = []
-        var entries: [JSONValue] = []
-
         parsing: while true {
             // Expecting the start of a value.
             skipWhitespace()

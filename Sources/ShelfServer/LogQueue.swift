@@ -1,8 +1,8 @@
 import Dispatch
 import Synchronization
 
-/// The serial queue behind `ServerLog.queued`: lines reach the sink in order, on the queue's own thread, never on
-/// the event loop. While standard error is stalled (a paused pipe), at most `maxPending` lines wait; later ones are
+/// The serial queue behind `ServerLog.queued`: lines are stamped when they are added and reach the sink in order, on
+/// the queue's own thread, never on the event loop. While standard error is stalled (a paused pipe), at most `maxPending` lines wait; later ones are
 /// dropped and counted, and the count is logged once the sink takes lines again, so a stalled log cannot grow
 /// memory without bound.
 final class LogQueue: Sendable {
@@ -11,9 +11,14 @@ final class LogQueue: Sendable {
 
     private let queue = DispatchQueue(label: "shelf.log")
     private let counts = Mutex<(pending: Int, dropped: Int)>((0, 0))
+    private let stamp: @Sendable (String) -> String
     private let sink: @Sendable (String) -> Void
 
-    init(sink: @escaping @Sendable (String) -> Void) {
+    /// - Parameters:
+    ///   - stamp: turns a line into the text the sink gets (`ServerLog.stamped`), called as the line is added.
+    ///   - sink: takes each stamped line, on the queue's thread.
+    init(stamp: @escaping @Sendable (String) -> String = { $0 }, sink: @escaping @Sendable (String) -> Void) {
+        self.stamp = stamp
         self.sink = sink
     }
 
@@ -28,14 +33,17 @@ final class LogQueue: Sendable {
             return true
         }
         guard accepted else { return }
+        let stamped = stamp(line)
         queue.async { [self] in
-            sink(line)
+            sink(stamped)
             let dropped = counts.withLock { counts -> Int in
                 counts.pending -= 1
                 defer { counts.dropped = 0 }
                 return counts.dropped
             }
-            if dropped > 0 { sink("\(dropped) log line(s) dropped: standard error was not being read") }
+            if dropped > 0 {
+                sink(stamp("\(ServerLog.count(dropped, "log line")) dropped: standard error was not being read"))
+            }
         }
     }
 

@@ -29,8 +29,8 @@ final class Outbox: Sendable {
         case unsent(ArraySlice<UInt8>)
         /// Notifications overflowed `maxBytes`: say `closing` and close.
         case overflow
-        /// The session is being closed on the server's side (idle timeout, shutdown): write this last line, then
-        /// close.
+        /// The session is being closed on the server's side (idle timeout, authentication deadline, shutdown):
+        /// write this last line, then close.
         case closing(LastLine)
     }
 
@@ -38,13 +38,13 @@ final class Outbox: Sendable {
     struct LastLine: Sendable {
         /// The notification, with its LF.
         var line: [UInt8]
+        /// Why the connection ended, for the log (`Session.endingLoggedAlready`: nothing more), when the line closes
+        /// it at once; after a graceful one the connection's end is logged as any other.
+        var ending: String
         /// Whether the connection is closed right after the line (an idle timeout), or as every ending closes it,
         /// gracefully, once the reader is done (a shutdown: the peer may have sent more since, and closing with it
         /// unread would reset the connection and lose the replies still in flight).
         var closesAtOnce: Bool
-        /// Why the connection ended, for the log; `nil` when that is not worth a line (every connection at a
-        /// shutdown).
-        var ending: String?
     }
 
     private struct State {
@@ -186,10 +186,10 @@ final class Outbox: Sendable {
         }
     }
 
-    /// Sends `line` after everything owed, then the session closes (the reader must stop too). The first line
-    /// asked for is the one sent.
-    func close(with line: LastLine) {
-        wake { $0.closingLine = $0.closingLine ?? line }
+    /// Sends `line` after everything owed, then the session closes (the reader must stop too); `ending` is why, for
+    /// the log; `closesAtOnce` as in `LastLine`. The first call wins.
+    func close(with line: [UInt8], ending: String, closesAtOnce: Bool = true) {
+        wake { $0.closingLine = $0.closingLine ?? LastLine(line: line, ending: ending, closesAtOnce: closesAtOnce) }
     }
 
     /// What became of a notification handed to `notify`.
@@ -350,9 +350,9 @@ final class Outbox: Sendable {
             return .some(.job(job))
         }
         if !state.notes.isEmpty { return .some(.notifications(take(state.notes.count, from: &state))) }
-        if state.finished, let line = state.closingLine {
+        if state.finished, let closing = state.closingLine {
             state.closingLine = nil
-            return .some(.closing(line))
+            return .some(.closing(closing))
         }
         if state.finished { return .some(nil) }
         return nil

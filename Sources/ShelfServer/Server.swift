@@ -34,6 +34,8 @@ public actor Server {
     /// Failed `accept` calls (out of descriptors, say): logged at most once every 10 s.
     private var acceptFailures = LogThrottle(interval: .seconds(10))
     private var feedSubscription: UInt64?
+    /// With a token: the unauthenticated budget, guess slowdown and their log throttle, shared with every session.
+    private let authGate: AuthGate?
     private var runWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// A server for `list`, configured by `configuration`, logging to `log`. Nothing listens until `start()`.
@@ -45,6 +47,7 @@ public actor Server {
         self.configuration = configuration
         self.log = log
         self.runID = runID
+        authGate = configuration.token == nil ? nil : AuthGate(configuration: configuration)
     }
 
     /// Binds and listens.
@@ -54,7 +57,7 @@ public actor Server {
         guard case .idle = state else { throw ServerError.notIdle }
         let budget = DescriptorBudget.connections(wanted: configuration.maxConnections)
         if budget.cap < configuration.maxConnections {
-            log("serving at most \(budget.cap) connections, not \(configuration.maxConnections): the open-file limit is \(budget.limit) (raise it with ulimit -n)")
+            log("serving at most \(ServerLog.count(budget.cap, "connection")), not \(configuration.maxConnections): the open-file limit is \(budget.limit) (raise it with ulimit -n)")
             configuration.maxConnections = budget.cap
         }
         let listener = try TCPListener.listen(on: configuration.listen)
@@ -83,7 +86,7 @@ public actor Server {
                     // Out of descriptors or memory: back off instead of spinning; accepting resumes by itself. That
                     // can last, so at most one line every 10 s, not ten a second.
                     if let unlogged = acceptFailures.admit(now: .now) {
-                        let more = unlogged > 0 ? " (\(unlogged) more such failure(s) since the last such line)" : ""
+                        let more = unlogged > 0 ? " (\(ServerLog.count(unlogged, "more such failure")) since the last such line)" : ""
                         log("\(call)() failed: \(String(cString: strerror(code))) (errno \(code)); retrying every 100 ms\(more)")
                     }
                     try? await Task.sleep(for: .milliseconds(100))
@@ -96,7 +99,7 @@ public actor Server {
                     break
                 }
                 if sessions.count >= configuration.maxConnections {
-                    log("connection \(connection.id) from \(connection.peer) refused: \(sessions.count) connections open")
+                    log("connection \(connection.id) from \(connection.peer) refused: \(ServerLog.count(sessions.count, "connection")) open")
                     // A refused connection holds a descriptor while it lingers, taken from the reserve the
                     // connection cap leaves free (`DescriptorBudget`): only a few may linger at once. The others are
                     // answered and closed right here, before the next accept, so a flood holds no descriptors.
@@ -115,8 +118,17 @@ public actor Server {
                 }
                 let session = Session(
                     connection: connection, list: list, feed: feed, listCache: listCache, configuration: configuration, log: log,
-                    runID: runID)
+                    runID: runID, authGate: authGate)
                 sessions[connection.id] = session
+                if let evicted = authGate?.admit(connection.id), let oldest = sessions[evicted] {
+                    authGate?.log(
+                        "connection \(evicted) from \(oldest.connection.peer): closed to make room, \(configuration.maxUnauthenticated) connections waiting to authenticate",
+                        to: log)
+                    oldest.close(
+                        reason: "too_many_unauthenticated",
+                        message: "Closing: \(configuration.maxUnauthenticated) connections are waiting to authenticate and this one waited longest; authenticate right after connecting",
+                        ending: Session.endingLoggedAlready)
+                }
                 // On the reactor's event loop: readiness resumes the session where epoll saw it.
                 group.addTask(executorPreference: connection.executor) {
                     await session.run()
@@ -149,7 +161,7 @@ public actor Server {
             state = .draining
             listener.close()
         }
-        log("shutting down: \(sessions.count) connection(s) open")
+        log("shutting down: \(ServerLog.count(sessions.count, "connection")) open")
         for session in sessions.values { session.stopForShutdown() }
         let deadline = Task { [weak self] in
             try? await Task.sleep(for: Self.drainTimeout)

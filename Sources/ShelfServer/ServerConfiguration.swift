@@ -23,6 +23,18 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var idleTimeout: Duration?
     /// When set, every connection must `auth` with this token before anything but `hello` and `ping`.
     public var token: String?
+    /// With a token: how long a connection may stay without a successful `auth` before it gets a `closing`
+    /// notification (`auth_timeout`) and is closed, counted from its accept (protocol/PROTOCOL.md §12; NATS's
+    /// `authorization.timeout`, PostgreSQL's `authentication_timeout`). Default 10 s: time to paste an `auth` line
+    /// into `nc` by hand, while a connection that never authenticates is gone soon.
+    public var authTimeout: Duration = .seconds(10)
+    /// With a token: connections that may be unauthenticated at once; when one more is accepted, the oldest of them
+    /// is closed (`closing`, `too_many_unauthenticated`) to make room (`UnauthenticatedConnections`). Default 64.
+    public var maxUnauthenticated = 64
+    /// The spacing of a guessing address's `auth` checks after its free failures, doubling up to `guessMaxDelay`
+    /// (`GuessThrottle`). Not flags: tests shorten them.
+    var guessBaseDelay: Duration = .milliseconds(250)
+    var guessMaxDelay: Duration = .seconds(8)
     /// `--verbose`: log every connection as it opens and closes. Off by default, as in Redis (its `verbose` log
     /// level) and NATS: `shelf` opens a connection per command. A connection that ends for a reason (cut off as a
     /// slow consumer, idle, a write error) is logged either way.

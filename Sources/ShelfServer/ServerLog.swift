@@ -13,12 +13,23 @@ public struct ServerLog: Sendable {
     /// Lines are dropped (tests).
     public static let silent = ServerLog { _ in }
 
-    /// A log that hands each line to `sink` on its own serial queue, in order (`LogQueue`): logging runs on the
-    /// event loop, and a standard error nobody drains (a paused pipe) must stall the log, never the server.
-    /// `flush()` waits (2 s at most) for the lines handed over so far.
-    public static func queued(_ sink: @escaping @Sendable (String) -> Void) -> ServerLog {
-        let queue = LogQueue(sink: sink)
+    /// A log that stamps each line with the time it is logged (`stamped(_:at:)`) and hands it to `sink` on its own
+    /// serial queue, in order (`LogQueue`): logging runs on the event loop, and a standard error nobody drains (a
+    /// paused pipe) must stall the log, never the server. `flush()` waits (2 s at most) for the lines handed over so
+    /// far.
+    /// - Parameter now: the wall clock the stamps are read from.
+    public static func queued(
+        now: @escaping @Sendable () -> Date = { Date() }, _ sink: @escaping @Sendable (String) -> Void
+    ) -> ServerLog {
+        let queue = LogQueue(stamp: { stamped($0, at: now()) }, sink: sink)
         return ServerLog(sink: { queue.add($0) }, flush: { await queue.flush(within: 2) })
+    }
+
+    /// `line` as standard error shows it: the time in RFC 3339 UTC with milliseconds, then `shelfd:`, as in
+    /// `2026-12-01T20:15:03.123Z shelfd: connection 3 closed`, so lines can be matched with other logs and with
+    /// what clients saw.
+    public static func stamped(_ line: String, at date: Date) -> String {
+        "\(Timestamp.format(date)) shelfd: \(line)"
     }
 
     private var flushQueued: (@Sendable () async -> Void)?
@@ -31,6 +42,11 @@ public struct ServerLog: Sendable {
     /// Waits until every line logged so far has been handed to the sink (a `queued` log; others at once), e.g.
     /// before exiting.
     public func flush() async { await flushQueued?() }
+
+    /// `count` and `noun`, with an `s` unless the count is 1: `1 connection`, `2 connections`.
+    public static func count(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
 
     /// Logs one line.
     public func callAsFunction(_ line: String) { sink(line) }

@@ -18,6 +18,11 @@ extension Session {
             let error = RPCError(.invalidRequest, "Invalid request: line longer than \(limit) bytes; it was discarded")
             let line = Self.line(Self.encode(RPCResponse(id: .null, outcome: .failure(error))).json)
             outbox.push { Outbox.Reply(line: line, revision: nil, held: 0) }
+        case .telnetReply(let bytes):
+            // Held against the reply budget like any reply: a peer that sends DO after DO and reads nothing must
+            // not make the server queue refusals without bound.
+            await outbox.holdReplyBytes(bytes.count)
+            outbox.push { Outbox.Reply(line: bytes, revision: nil, held: bytes.count) }
         case .line(let bytes):
             switch IncomingMessage.decodeCall(line: bytes) {
             case .single(let element):
@@ -149,7 +154,7 @@ extension Session {
             if case .pending(let ticket) = submission { context.lastPendingTicket = ticket }
             return Prepared(answer: Self.madeLater, mutation: (submission, id))
         case .auth(let token):
-            return Self.answer(id, authenticate(token, context: &context))
+            return Self.answer(id, await authenticate(token, context: &context))
         default:
             if let ticket = context.lastPendingTicket {
                 await list.settle(ticket)
@@ -177,20 +182,35 @@ extension Session {
         }
     }
 
-    private func authenticate(_ token: String, context: inout ReaderContext) -> Result<JSONValue, RPCError> {
-        guard let check = tokenCheck else { return .success(MethodResult.empty.json) }
+    /// Checks `token` (protocol/PROTOCOL.md §12): first waits for this peer address's slot when it has been
+    /// guessing (`GuessThrottle`), then compares; the third wrong token in a row closes the connection.
+    private nonisolated(nonsending) func authenticate(_ token: String, context: inout ReaderContext) async -> Result<JSONValue, RPCError> {
+        guard let check = tokenCheck, let gate = authGate else { return .success(MethodResult.empty.json) }
+        let address = AuthGate.address(ofPeer: connection.peer)
+        let slot = gate.slot(for: address)
+        if slot > .now {
+            do {
+                try await Task.sleep(until: slot, clock: .continuous)
+            } catch {
+                // The connection is closing (its auth deadline, say): nothing is checked for it any more.
+                context.keepReading = false
+                return .failure(RPCError(.unauthorized, "Unauthorized: the connection is closing"))
+            }
+        }
         if check.matches(token) {
             context.authenticated = true
             context.failedAuthAttempts = 0
+            gate.authenticated(connection.id, address: address)
             return .success(MethodResult.empty.json)
         }
         context.failedAuthAttempts += 1
         let left = TokenCheck.maxFailures - context.failedAuthAttempts
         if left <= 0 {
             context.keepReading = false
-            log("connection \(connection.id): \(TokenCheck.maxFailures) failed auth attempts; closing")
+            gate.log("connection \(connection.id) from \(connection.peer): \(TokenCheck.maxFailures) failed auth attempts; closing", to: log)
             return .failure(RPCError(.unauthorized, "Unauthorized: wrong token; closing after \(TokenCheck.maxFailures) failed attempts"))
         }
+        gate.log("connection \(connection.id) from \(connection.peer): wrong token (\(left) attempt\(left == 1 ? "" : "s") left)", to: log)
         return .failure(RPCError(.unauthorized, "Unauthorized: wrong token (\(left) attempt\(left == 1 ? "" : "s") left)"))
     }
 

@@ -24,6 +24,8 @@ final class Session: Sendable {
     let outbox: Outbox
     /// Set when the server has a token: requests other than `hello`, `ping` and `auth` need `auth` first.
     let tokenCheck: TokenCheck?
+    /// The server's authentication budget and guess slowdown; set exactly when `tokenCheck` is.
+    let authGate: AuthGate?
     private let reader = Mutex<ReaderState>(ReaderState())
     /// When the peer last sent anything (for `--idle-timeout`).
     private let lastActivity = Mutex<ContinuousClock.Instant>(.now)
@@ -39,7 +41,7 @@ final class Session: Sendable {
 
     init(
         connection: TCPConnection, list: ReadingList, feed: ChangeFeed, listCache: ListReplyCache,
-        configuration: ServerConfiguration, log: ServerLog, runID: UUID
+        configuration: ServerConfiguration, log: ServerLog, runID: UUID, authGate: AuthGate? = nil
     ) {
         self.connection = connection
         self.list = list
@@ -50,6 +52,7 @@ final class Session: Sendable {
         self.runID = runID
         outbox = Outbox(maxBytes: configuration.maxOutboundBytes)
         tokenCheck = configuration.token.map(TokenCheck.init(token:))
+        self.authGate = tokenCheck == nil ? nil : authGate ?? AuthGate(configuration: configuration)
     }
 
     /// How long one write may wait for the peer to read before the connection is closed (protocol/PROTOCOL.md §10).
@@ -67,12 +70,15 @@ final class Session: Sendable {
         }
         if stopNow { task.cancel() }
         let watchdog = configuration.idleTimeout.map { timeout in Task { await self.watchIdle(timeout) } }
+        let authDeadline = authGate.map { gate in Task { await self.enforceAuthDeadline(gate) } }
         let ending = await writeLoop(window: window)
         watchdog?.cancel()
+        authDeadline?.cancel()
+        authGate?.ended(connection.id)
         feed.remove(connection.id)
         await task.value
         await connection.closeGracefully(within: Self.closingLinger)
-        if let ending {
+        if let ending, ending != Self.endingLoggedAlready {
             log("connection \(connection.id) from \(connection.peer) closed (\(ending))")
         } else if configuration.logsConnections {
             log("connection \(connection.id) closed")
@@ -82,10 +88,10 @@ final class Session: Sendable {
     /// Stops reading new requests, as `stop()`, and sends `closing` with reason `shutdown` after the replies owed
     /// (protocol/PROTOCOL.md §3, §12): a watcher can tell a planned restart from a crash.
     func stopForShutdown() {
-        outbox.close(with: Outbox.LastLine(
-            line: ServerNotification.closing(reason: "shutdown", message: "Closing: the server is shutting down").line,
-            closesAtOnce: false, ending: nil))
-        stop()
+        // Logged once for all of them (`Server.shutdown()`); closed gracefully, as every connection at a shutdown.
+        close(
+            reason: "shutdown", message: "Closing: the server is shutting down", ending: Self.endingLoggedAlready,
+            closesAtOnce: false)
     }
 
     /// Stops reading new requests; replies already owed are still written, then the connection closes.
@@ -105,7 +111,7 @@ final class Session: Sendable {
 
     /// Reads, frames and carries out requests until the peer stops sending, the session stops or reading fails.
     private nonisolated(nonsending) func readRequests(window: RequestWindow) async {
-        var framer = LineFramer(maxLineBytes: configuration.maxLineBytes)
+        var framer = LineFramer(maxLineBytes: configuration.maxLineBytes, answersTelnet: true)
         var context = ReaderContext(authenticated: tokenCheck == nil)
         var handledThisTurn = 0
         var events: [LineFramer.Event] = []
@@ -246,12 +252,38 @@ final class Session: Sendable {
                 lastActivity.withLock { $0 = .now }
                 continue
             }
-            outbox.close(with: Outbox.LastLine(
-                line: ServerNotification.closing(reason: "idle_timeout", message: "Closing: nothing received for \(timeout)").line,
-                closesAtOnce: true, ending: "idle for more than \(timeout)"))
+            outbox.close(
+                with: ServerNotification.closing(reason: "idle_timeout", message: "Closing: nothing received for \(timeout)").line,
+                ending: "idle for more than \(timeout)")
             stop()
             return
         }
+    }
+
+    /// Closes the connection with a `closing` notification (`auth_timeout`) if it has not authenticated within
+    /// `--auth-timeout` of its accept (protocol/PROTOCOL.md §12).
+    private func enforceAuthDeadline(_ gate: AuthGate) async {
+        let timeout = configuration.authTimeout
+        do { try await Task.sleep(for: timeout) } catch { return }
+        guard gate.isWaiting(connection.id) else { return }
+        gate.log("connection \(connection.id) from \(connection.peer): no auth within \(timeout); closing", to: log)
+        close(
+            reason: "auth_timeout",
+            message: "Closing: no successful auth within \(timeout); send {\"method\":\"auth\",\"params\":{\"token\":\"…\"}} first",
+            ending: Self.endingLoggedAlready)
+    }
+
+    /// The ending of a connection whose closing was logged when it was decided (through `AuthGate.log`, which
+    /// throttles what a flood of peers can cause): the session logs nothing more when it ends.
+    static let endingLoggedAlready = "logged already"
+
+    /// Sends a `closing` notification with `reason` and `message` after the replies owed, and closes the connection;
+    /// `ending` is what the log says (`endingLoggedAlready`: nothing); `closesAtOnce` as in `Outbox.LastLine`.
+    /// Reading stops at once.
+    func close(reason: String, message: String, ending: String, closesAtOnce: Bool = true) {
+        outbox.close(
+            with: ServerNotification.closing(reason: reason, message: message).line, ending: ending, closesAtOnce: closesAtOnce)
+        stop()
     }
 
     /// The longest a connection lingers after its last reply for the peer to take it (as long as shutdown lets

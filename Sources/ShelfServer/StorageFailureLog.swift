@@ -21,7 +21,10 @@ final class StorageFailureLog: Sendable {
             ? "a change was refused (\(failure.error)): answered storage_failed"
             : "a save failed (\(failure.error)): its change and those decided after it were answered "
                 + "storage_failed; the list is back at revision \(failure.revision)"
-        if unreported > 0 { line += " (\(unreported) more failed save(s) or refused change(s) since the last such line)" }
+        if unreported > 0 {
+            let more = unreported == 1 ? "failed save or refused change" : "failed saves or refused changes"
+            line += " (\(unreported) more \(more) since the last such line)"
+        }
         log(line)
     }
 }

@@ -16,7 +16,8 @@ public enum ShelfdCommand: Equatable {
     /// `shelfd`'s usage text (README, "Flags").
     public static let usage = """
         usage: shelfd [--listen HOST:PORT] [--store file:PATH|memory] [--token-file PATH]
-                      [--insecure-no-auth] [--max-connections N] [--idle-timeout SECONDS]
+                      [--insecure-no-auth] [--auth-timeout SECONDS] [--max-unauthenticated N]
+                      [--max-connections N] [--idle-timeout SECONDS]
                       [--max-line-bytes N] [--max-outbound-bytes N] [--history N] [--verbose]
                       [--help] [--version]
 
@@ -28,8 +29,14 @@ public enum ShelfdCommand: Equatable {
                                   $XDG_DATA_HOME/shelf/reading-list.json, else
                                   ~/.local/share/shelf/reading-list.json)
           --store memory          keep the list in memory only
-          --token-file PATH       require every connection to `auth` with the token in PATH
-          --insecure-no-auth      allow a non-loopback --listen without a token
+          --token-file PATH       require every connection to `auth` with the token in PATH (default:
+                                  $XDG_CONFIG_HOME/shelf/token, else ~/.config/shelf/token, if it exists;
+                                  it must not be readable by others)
+          --insecure-no-auth      no token, not even the default one; allows a non-loopback --listen
+          --auth-timeout SECONDS  with a token: close connections not authenticated this long after
+                                  connecting (default \(Int(ServerConfiguration().authTimeout.components.seconds)))
+          --max-unauthenticated N with a token: connections waiting to authenticate at once; one more
+                                  closes the one that waited longest (default \(ServerConfiguration().maxUnauthenticated))
           --max-connections N     connections served at once (default \(ServerConfiguration().maxConnections))
           --idle-timeout SECONDS  close connections that send nothing for this long (default: never;
                                   watching connections are exempt)
@@ -51,8 +58,14 @@ public enum ShelfdCommand: Equatable {
         """
 
     /// Parses `arguments` (without the program name).
-    /// - Throws: `UsageError` for an unknown option, a missing or bad value, or a stray operand.
-    public static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> ShelfdCommand {
+    /// - Parameter fileExists: whether a path exists (the default token file is used only if it does).
+    /// - Throws: `UsageError` for an unknown option, a missing or bad value, a stray operand, or a non-loopback
+    ///   `--listen` with neither a token nor `--insecure-no-auth`.
+    public static func parse(
+        _ arguments: [String], environment: [String: String],
+        fileExists: ((String) -> Bool)? = nil
+    ) throws(UsageError) -> ShelfdCommand {
+        let fileExists = fileExists ?? { !TokenFile.isMissing($0) }
         var scanner = ArgumentScanner(arguments)
         var configuration = ServerConfiguration()
         var store: StoreChoice?
@@ -93,6 +106,11 @@ public enum ShelfdCommand: Equatable {
                     configuration.idleTimeout = .seconds(seconds)
                 case "token-file":
                     tokenFile = try scanner.value(of: name, inline: inline)
+                case "auth-timeout":
+                    let seconds = try number(name, try scanner.value(of: name, inline: inline), in: 1...3600)
+                    configuration.authTimeout = .seconds(seconds)
+                case "max-unauthenticated":
+                    configuration.maxUnauthenticated = try number(name, try scanner.value(of: name, inline: inline), in: 1...65_536)
                 case "insecure-no-auth":
                     try ArgumentScanner.noValue(name, inline)
                     insecure = true
@@ -104,10 +122,16 @@ public enum ShelfdCommand: Equatable {
                 }
             }
         }
+        var tokenFileIsDefault = false
+        if tokenFile == nil, !insecure, let path = ConfigDirectory.tokenFile(environment: environment), fileExists(path) {
+            tokenFile = path
+            tokenFileIsDefault = true
+        }
         if !configuration.listen.isLoopback, tokenFile == nil, !insecure {
             throw UsageError("""
                 refusing to listen on \(configuration.listen) without authentication: anyone who can reach it could \
-                read and change the list. Pass --token-file PATH to require a shared token, or --insecure-no-auth \
+                read and change the list. Pass --token-file PATH to require a shared token (or put one in \
+                \(ConfigDirectory.tokenFile(environment: environment) ?? "~/.config/shelf/token")), or --insecure-no-auth \
                 to accept anyone (only on a network you trust). The protocol is not encrypted either: see the README \
                 on tunnelling over SSH.
                 """)
@@ -118,7 +142,8 @@ public enum ShelfdCommand: Equatable {
             }
             store = .file(path: path)
         }
-        return .serve(ShelfdOptions(configuration: configuration, store: store ?? .memory, tokenFile: tokenFile))
+        return .serve(ShelfdOptions(
+            configuration: configuration, store: store ?? .memory, tokenFile: tokenFile, tokenFileIsDefault: tokenFileIsDefault))
     }
 
     private static func number(_ option: String, _ text: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {

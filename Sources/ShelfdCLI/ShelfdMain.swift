@@ -31,7 +31,7 @@ public enum ShelfdMain {
             return ExitCode.usage.rawValue
         }
         if let path = options.tokenFile {
-            switch TokenFile.read(path) {
+            switch Self.token(from: path, listen: options.configuration.listen) {
             case .success(let token): options.configuration.token = token
             case .failure(let error):
                 output.error("shelfd: \(error)")
@@ -41,7 +41,7 @@ public enum ShelfdMain {
         let signals = TerminationSignals()
         // From here on every standard-error line goes through the log's queue, so lines keep their order; it is
         // flushed before each return.
-        let log = ServerLog.queued { output.error("shelfd: \($0)") }
+        let log = ServerLog.queued { output.error($0) }
         let list: ReadingList
         do {
             list = try await ReadingList(
@@ -63,7 +63,10 @@ public enum ShelfdMain {
         }
         output.line("shelfd listening on \(address)")
         let snapshot = await list.snapshot()
-        log("store \(options.store.summary): revision \(snapshot.revision), \(snapshot.items.count) item(s)")
+        log("store \(options.store.summary): revision \(snapshot.revision), \(ServerLog.count(snapshot.items.count, "item"))")
+        if let path = options.tokenFile {
+            log("connections must authenticate with the token in \(path)\(options.tokenFileIsDefault ? " (the default token file)" : "")")
+        }
         onListening?(address)
         let received = signals.signals
         let stopper = Task {
@@ -79,6 +82,25 @@ public enum ShelfdMain {
         log("stopped")
         await log.flush()
         return ExitCode.success.rawValue
+    }
+
+    /// The token in `path`, refused when others can read the file, or when it is shorter than
+    /// `TokenFile.minimumBytesBeyondLoopback` and `listen` is beyond loopback (protocol/PROTOCOL.md §12).
+    static func token(from path: String, listen: HostPort) -> Result<String, TokenFile.Failure> {
+        TokenFile.load(path).flatMap { loaded in
+            if let exposure = TokenFile.exposure(of: path, mode: loaded.mode) {
+                return .failure(TokenFile.Failure(description: "refusing to start: \(exposure)"))
+            }
+            let bytes = loaded.token.utf8.count
+            if !listen.isLoopback, bytes < TokenFile.minimumBytesBeyondLoopback {
+                return .failure(TokenFile.Failure(description: """
+                    refusing to listen on \(listen) with a \(bytes)-byte token (\(path)): beyond loopback a token must be \
+                    at least \(TokenFile.minimumBytesBeyondLoopback) bytes. Make one with: \
+                    (umask 077; head -c 24 /dev/urandom | base64 > \(path))
+                    """))
+            }
+            return .success(loaded.token)
+        }
     }
 
     private static func reason(_ error: any Error) -> String {

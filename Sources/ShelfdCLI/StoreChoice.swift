@@ -1,5 +1,6 @@
 import ShelfCommandLine
 import ShelfCore
+import ShelfServer
 import ShelfSockets
 
 /// Which store `shelfd` serves (`--store file:PATH|memory`).
@@ -53,7 +54,7 @@ public enum StoreChoice: Sendable, Equatable {
                 + "journal's length is unknown, so every change is refused (storage_failed) until shelfd is "
                 + "restarted; fix the cause, then restart it"
         case .recovered(let failures):
-            "a compaction succeeded after \(failures) failed one(s): the journal is back to its usual size"
+            "a compaction succeeded after \(ServerLog.count(failures, "failure")): the journal is back to its usual size"
         }
     }
 

@@ -22,8 +22,8 @@ import Testing
 
             let first = await onOwnThread { Self.add(1000, from: 0, port: port) }
             #expect(first == nil, "\(first ?? "")")
-            let failed = await daemon.child.waitForLine(
-                startingWith: "shelfd: a compaction failed", in: .error, timeout: .seconds(20))
+            let failed = await daemon.child.waitForLogLine(
+                startingWith: "shelfd: a compaction failed", timeout: .seconds(20))
             #expect(failed?.contains("\(blocker.path): Is a directory") == true, "\(failed ?? daemon.child.stderrSoFar)")
             #expect(failed?.hasSuffix("if the disk is full, free some space, or saves will fail next") == true, "\(failed ?? "")")
 
@@ -31,8 +31,8 @@ import Testing
             // The next try comes once the journal has doubled.
             let second = await onOwnThread { Self.add(1000, from: 1000, port: port) }
             #expect(second == nil, "\(second ?? "")")
-            let recovered = await daemon.child.waitForLine(
-                startingWith: "shelfd: a compaction succeeded after 1 failed one(s)", in: .error, timeout: .seconds(20))
+            let recovered = await daemon.child.waitForLogLine(
+                startingWith: "shelfd: a compaction succeeded after 1 failure:", timeout: .seconds(20))
             #expect(recovered != nil, "\(daemon.child.stderrSoFar)")
 
             let stopped = await daemon.stop()

@@ -130,12 +130,13 @@ import Testing
         try await Sandbox.with { sandbox in
             let tokenFile = sandbox.directory.appending(path: "token").path
             let wrongFile = sandbox.directory.appending(path: "wrong").path
-            try "s3cret\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
-            try "guess\n".write(toFile: wrongFile, atomically: true, encoding: .utf8)
+            try writePrivateFile(tokenFile, "s3cret\n")
+            try writePrivateFile(wrongFile, "guess\n")
             try await withShelfd(["--store", "memory", "--token-file", tokenFile], environment: sandbox.environment) { shelfd in
                 let none = try await shelfd.shelf("list")
                 #expect(none.status == 1)
-                #expect(none.stderr == "shelf: this server requires a token: pass --token-file PATH or set SHELF_TOKEN\n")
+                let defaultPath = sandbox.directory.appending(path: "home/.config/shelf/token").path
+                #expect(none.stderr == "shelf: this server requires a token: pass --token-file PATH, set SHELF_TOKEN, or put it in \(defaultPath)\n")
                 let wrong = try await shelfd.shelf("--token-file", wrongFile, "list")
                 #expect(wrong.status == 1)
                 #expect(wrong.stderr == "shelf: the server refused the token in \(wrongFile)\n")

@@ -69,7 +69,7 @@ import Testing
                 #expect(json.stdout == jsonList, "same ids, titles, read marks, dates and revision")
                 let stopped = try #require(await shelfd.stop())
                 #expect(stopped.status == 0)
-                #expect(stopped.stderr.contains("store file \(sandbox.storePath): revision 4, 1 item(s)"))
+                #expect(stopped.stderr.contains("store file \(sandbox.storePath): revision 4, 1 item\n"))
             }
         }
     }

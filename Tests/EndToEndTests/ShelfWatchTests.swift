@@ -170,7 +170,7 @@ import Testing
                 let watcher = try ChildProcess.launch(
                     try Executables.url("shelf"), ["--server", shelfd.address, "--timeout", "3", "watch"], environment: sandbox.environment)
                 let retrying = await watcher.waitForLine(startingWith: "shelf: no reply from", in: .error, timeout: .seconds(15))
-                #expect(retrying == "shelf: no reply from \(shelfd.address) within 3 s (--timeout; is shelfd stopped or overloaded?); retrying",
+                #expect(retrying == "shelf: no reply from \(shelfd.address) within 3 s (--timeout; is shelfd stopped or overloaded?) (retrying)",
                         "\(watcher.stderrSoFar)")
                 // Now waiting on its second try, for up to 3 s more.
                 let signalled = ContinuousClock.now

@@ -20,7 +20,7 @@ import Testing
                     "shelfd", ["--listen", first.address, "--store", "memory"], environment: sandbox.environment)
                 #expect(second.status == 1)
                 #expect(second.stdout == "")
-                #expect(second.stderr == "shelfd: cannot listen on \(first.address): Address already in use (errno 98)"
+                #expect(StampedLog.untimedText(second.stderr) == "shelfd: cannot listen on \(first.address): Address already in use (errno 98)"
                     + " — is another shelfd (or other server) running there? Stop it, or pick another port with --listen\n")
                 #expect(try await first.shelf("ping").stdout == "pong\n")
             }
@@ -37,7 +37,7 @@ import Testing
                     "shelfd", ["--listen", "127.0.0.1:0", "--store", store], environment: sandbox.environment)
                 #expect(second.status == 1)
                 #expect(second.stdout == "")
-                #expect(second.stderr == "shelfd: cannot open the store: \(sandbox.storePath) is in use by another shelfd; stop that one first, or pass a different --store\n")
+                #expect(StampedLog.untimedText(second.stderr) == "shelfd: cannot open the store: \(sandbox.storePath) is in use by another shelfd; stop that one first, or pass a different --store\n")
                 #expect(try await first.shelf("list").stdout.hasSuffix("1 item, 0 read (revision 1)\n"))
             }
         }
@@ -83,7 +83,7 @@ import Testing
             let daemon = try await RunningShelfd.start(["--store", "memory"] + (verbose ? ["--verbose"] : []), environment: sandbox.environment)
             #expect(try await daemon.shelf("ping").status == 0)
             let stopped = try #require(await daemon.stop())
-            let lines = stopped.stderr.split(separator: "\n")
+            let lines = StampedLog.untimedText(stopped.stderr).split(separator: "\n")
             let opened = lines.filter { $0.hasPrefix("shelfd: connection ") && $0.contains(" from 127.0.0.1:") && $0.hasSuffix(" opened") }
             let closed = lines.filter { $0.hasPrefix("shelfd: connection ") && $0.hasSuffix(" closed") }
             let expected = verbose ? 1 : 0

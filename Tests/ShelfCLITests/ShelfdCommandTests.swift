@@ -1,3 +1,4 @@
+import Foundation
 import ShelfServer
 import ShelfSockets
 import Testing
@@ -208,5 +209,60 @@ import Testing
         }
         #expect(loud.configuration.logsConnections)
         #expect(throws: UsageError("--verbose takes no value")) { try ShelfdCommand.parse(["--verbose=yes"], environment: ["HOME": "/h"]) }
+    }
+
+    @Test("the default token file ($XDG_CONFIG_HOME/shelf/token, else ~/.config/shelf/token) is used when it exists, unless --insecure-no-auth")
+    func defaultTokenFile() throws {
+        let exists: (String) -> Bool = { $0 == "/x/shelf/token" || $0 == "/home/ada/.config/shelf/token" }
+        guard case .serve(let xdg) = try ShelfdCommand.parse([], environment: ["HOME": "/home/ada", "XDG_CONFIG_HOME": "/x"], fileExists: exists)
+        else { throw UsageError("not serve") }
+        #expect(xdg.tokenFile == "/x/shelf/token" && xdg.tokenFileIsDefault)
+        guard case .serve(let home) = try ShelfdCommand.parse([], environment: Self.home, fileExists: exists) else { throw UsageError("not serve") }
+        #expect(home.tokenFile == "/home/ada/.config/shelf/token" && home.tokenFileIsDefault)
+        // With it in place, a non-loopback --listen needs no flag.
+        guard case .serve(let lan) = try ShelfdCommand.parse(["--listen", "0.0.0.0:7453"], environment: Self.home, fileExists: exists)
+        else { throw UsageError("not serve") }
+        #expect(lan.tokenFile == "/home/ada/.config/shelf/token")
+        guard case .serve(let flag) = try ShelfdCommand.parse(["--token-file", "/t"], environment: Self.home, fileExists: exists)
+        else { throw UsageError("not serve") }
+        #expect(flag.tokenFile == "/t" && !flag.tokenFileIsDefault)
+        guard case .serve(let insecure) = try ShelfdCommand.parse(["--insecure-no-auth"], environment: Self.home, fileExists: exists)
+        else { throw UsageError("not serve") }
+        #expect(insecure.tokenFile == nil)
+        guard case .serve(let none) = try ShelfdCommand.parse([], environment: Self.home, fileExists: { _ in false })
+        else { throw UsageError("not serve") }
+        #expect(none.tokenFile == nil)
+    }
+
+    @Test("--auth-timeout and --max-unauthenticated set the authentication limits; defaults 10 s and 64")
+    func authLimits() throws {
+        guard case .serve(let defaults) = try ShelfdCommand.parse([], environment: Self.home, fileExists: { _ in false })
+        else { throw UsageError("not serve") }
+        #expect(defaults.configuration.authTimeout == .seconds(10))
+        guard case .serve(let set) = try ShelfdCommand.parse(
+            ["--auth-timeout", "3", "--max-unauthenticated=16"], environment: Self.home, fileExists: { _ in false })
+        else { throw UsageError("not serve") }
+        #expect(set.configuration.authTimeout == .seconds(3))
+        #expect(set.configuration.maxUnauthenticated == 16)
+        #expect(defaults.configuration.maxUnauthenticated == 64)
+        #expect(throws: UsageError.self) { try ShelfdCommand.parse(["--auth-timeout", "0"], environment: Self.home) }
+        #expect(throws: UsageError.self) { try ShelfdCommand.parse(["--max-unauthenticated", "0"], environment: Self.home) }
+    }
+
+    @Test("a token under 16 bytes is refused beyond loopback, with the recipe for a good one; on loopback it is taken")
+    func shortToken() throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "shelfd-token-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/token"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("short\n".utf8), attributes: [.posixPermissions: 0o600]))
+        let lan = HostPort(host: "0.0.0.0", port: 7453)
+        guard case .failure(let failure) = ShelfdMain.token(from: path, listen: lan) else {
+            Issue.record("a 5-byte token was taken for a LAN listen")
+            return
+        }
+        #expect(failure.description.hasPrefix("refusing to listen on 0.0.0.0:7453 with a 5-byte token (\(path)): beyond loopback a token must be at least 16 bytes."))
+        #expect(failure.description.contains("umask 077"))
+        #expect(try ShelfdMain.token(from: path, listen: HostPort(host: "127.0.0.1", port: 7453)).get() == "short")
     }
 }

@@ -124,6 +124,23 @@ struct JSONParserTests {
         #expect(String(decoding: JSONWriter.encode(.object(object)), as: UTF8.self) == #"{"a":1,"b":true,"a":2}"#)
     }
 
+    @Test("on failure, the outermost object's members completed before the error are kept, in order",
+          arguments: [
+              (#"{"id":1,"a":[1,{"b":2}],"t":"x\ud800"}"#, ["id", "a"]),
+              (#"{"id":1,"a":{"id":2,"t":"\ud800"}}"#, ["id"]),
+              (#"{"id":1,"id":2,"t":"#, ["id", "id"]),
+              (#"{"id":1}x"#, []),
+              (#"[{"id":1},"\ud800"]"#, []),
+          ])
+    func failureKeepsTheMembersBefore(text: String, keys: [String]) {
+        guard case .failure(let failure) = JSONParser.parseKeepingMembers(Array(text.utf8)) else {
+            Issue.record("\(text) parsed")
+            return
+        }
+        #expect(failure.membersBefore.map(\.key) == keys)
+        #expect(failure.error == parseError(Array(text.utf8)))
+    }
+
     @Test func objectMembersKeepSourceOrder() throws {
         let object = try #require(try parse(#"{"z":1,"a":2,"m":3}"#).objectValue)
         #expect(object.keys == ["z", "a", "m"])

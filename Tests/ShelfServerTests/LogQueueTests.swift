@@ -29,7 +29,7 @@ struct LogQueueTests {
         // The first line was with the sink when the rest came: it counts against the limit. The count follows it.
         #expect(lines.count == LogQueue.maxPending + 1)
         #expect(lines.first == "line 1")
-        #expect(lines.dropFirst().first == "5 log line(s) dropped: standard error was not being read")
+        #expect(lines.dropFirst().first == "5 log lines dropped: standard error was not being read")
         #expect(lines.last == "line \(LogQueue.maxPending)")
     }
 

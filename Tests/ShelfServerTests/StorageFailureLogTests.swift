@@ -18,7 +18,7 @@ import Testing
         let logged = lines.withLock { $0 }
         #expect(logged.count == 2)
         #expect(logged.first == "a save failed (\(StorageError.injected("disk full"))): its change and those decided after it were answered storage_failed; the list is back at revision 7")
-        #expect(logged.last?.hasSuffix("revision 7 (2 more failed save(s) or refused change(s) since the last such line)") == true, "\(logged)")
+        #expect(logged.last?.hasSuffix("revision 7 (2 more failed saves or refused changes since the last such line)") == true, "\(logged)")
     }
 
     @Test("a change refused because the revision counter is exhausted is logged as refused, with what to do")

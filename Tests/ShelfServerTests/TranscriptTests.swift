@@ -112,8 +112,14 @@ import Testing
         }
     }
 
+    /// The next line, after the telnet refusals that came before it written as `\xHH` escapes (a reply line never
+    /// holds 0xFF, and never starts with a backslash).
     private static func nextReply(_ connection: LineConnection) async throws -> Reply {
-        try await result(within: .seconds(5)) { try await connection.readLine().map(Reply.line) ?? .closed } ?? .silence
+        let reply = try await result(within: .seconds(5)) { try await connection.readLine().map(Reply.line) ?? .closed } ?? .silence
+        let telnet = connection.takeTelnetReplies()
+        guard case .line(let line) = reply, !telnet.isEmpty else { return reply }
+        let hex = Array("0123456789ABCDEF")
+        return .line(telnet.map { "\\x\(hex[Int($0 >> 4)])\(hex[Int($0 & 0x0F)])" }.joined() + line)
     }
 
     private static func sameJSON(_ a: String, _ b: String) -> Bool {
@@ -168,7 +174,10 @@ private struct Transcript {
                 transcript.steps.append(Step(action: .send(bytes), line: index + 1))
             } else if line.hasPrefix("<- ") {
                 let expected = String(line.dropFirst(3))
-                guard (try? JSONParser.parse(Array(expected.utf8))) != nil else {
+                // Telnet refusals before the line are `\xHH` escapes (three bytes each); the rest is JSON.
+                var json = Substring(expected)
+                while json.hasPrefix("\\x") { json = json.dropFirst(4) }
+                guard (try? JSONParser.parse(Array(json.utf8))) != nil else {
                     throw FormatError(description: "\(at): the expected reply is not valid JSON")
                 }
                 transcript.steps.append(Step(action: .expect(expected), line: index + 1))

@@ -15,6 +15,7 @@ import Testing
         #"{"id":7,"method":"get","params":{"id":null,"read":false}}"#,
         #"{"id":7,"method":"","params":{"title":""}}"#,
         #"{"id":7,"method":"nope","params":{"x":1}}"#,
+        #"{"id":1,"method":"add","params":{"title":"a","title":"b"}}"#,
     ]
 
     static let otherLines = [
@@ -26,10 +27,10 @@ import Testing
         #"{"id":01,"method":"ping"}"#,
         #"{"id":true,"method":"ping"}"#,
         #"{"id":1,"id":2,"method":"ping"}"#,
-        #"{"id":1,"method":"add","params":{"title":"a","title":"b"}}"#,
         #"{"id":1,"method":"add","params":{"title":["a"]}}"#,
         #"{"id":1,"method":"add","params":[]}"#,
         #"{"id":1,"method":"add","params":null}"#,
+        #"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#,
         #"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
         #"{"id":1,"method":"ping","extra":1}"#,
         #"{"id":1}"#,
@@ -78,5 +79,30 @@ import Testing
         #expect(checked > 10_000)
         #expect(takenDirectly > 1_000)
         #expect(takenDirectly < checked / 2)
+    }
+
+    /// `{"id":1,"method":"add","params":{"k0":1,"k1":1,…}}` with `count` params (90,000 make a line of 978,924 bytes).
+    static func manyKeysLine(_ count: Int, key: (Int) -> String = { "k\($0)" }) -> [UInt8] {
+        Array((#"{"id":1,"method":"add","params":{"# + (0..<count).map { #""\#(key($0))":1"# }.joined(separator: ",") + "}}").utf8)
+    }
+
+    @Test("a line whose params have 90,000 distinct keys is read in one pass and answered -32602 naming the first")
+    func ninetyThousandKeys() throws {
+        let line = Self.manyKeysLine(90_000)
+        let plain = try #require(line.withUnsafeBufferPointer { PlainRequestLine.decode($0) })
+        #expect(plain.params.count == 90_000)
+        #expect(IncomingMessage.single(.request(plain)) == IncomingMessage.decodeTree(line: line))
+        let detail = #"unknown param "k0" for add (takes: expect, title)"#
+        #expect(MethodCall.decode(plain) == .failure(RPCError(.invalidParams, "Invalid params: \(detail)")))
+    }
+
+    @Test("params with a key repeated 90,000 times decode as the general path does: every member kept, the last wins")
+    func repeatedKeyAtLargeCounts() throws {
+        let line = Array((#"{"id":1,"method":"add","params":{"# + String(repeating: #""title":"a","#, count: 89_999) + #""title":"b"}}"#).utf8)
+        let plain = try #require(line.withUnsafeBufferPointer { PlainRequestLine.decode($0) })
+        #expect(plain.params.count == 90_000)
+        #expect(plain.params["title"] == .string("b"))
+        #expect(IncomingMessage.single(.request(plain)) == IncomingMessage.decodeTree(line: line))
+        #expect(MethodCall.decode(plain) == .success(.mutate(.add(title: "b"), expect: nil)))
     }
 }

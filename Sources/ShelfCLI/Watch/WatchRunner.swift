@@ -51,7 +51,7 @@ struct WatchRunner {
                     await screen.say("\(error)")
                     return ExitCode.protocolError.rawValue
                 case let failure as ClientError:
-                    if !reported { await screen.say("\(ShelfMain.message(for: failure, command)); retrying") }
+                    if !reported { await screen.say("\(ShelfMain.message(for: failure, command)) (retrying)") }
                 default:
                     if !reported { await screen.say("\(error); retrying") }
                 }

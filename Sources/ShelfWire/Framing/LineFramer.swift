@@ -14,8 +14,15 @@ import Glibc
 ///   LF; everything up to and including the next LF is then discarded and framing resumes. A line of exactly
 ///   `maxLineBytes` is delivered.
 ///
-/// Each byte is scanned once, however the stream is chunked, and at most `maxLineBytes + 1` bytes of an
-/// unfinished line are buffered (plus the caller's chunk while it is being processed).
+/// - With `answersTelnet`, telnet commands (RFC 854: IAC 0xFF and a command byte; IAC WILL/WONT/DO/DONT and an
+///   option byte; IAC SB … IAC SE) are taken out of the stream wherever they occur, before the rules above, and
+///   each `DO x` is refused with `WONT x` and each `WILL x` with `DONT x` (RFC 855), as a ``Event/telnetReply(_:)``
+///   in stream order. IAC IAC, and an IAC before a byte that starts no command, stay a data byte 0xFF (so that
+///   line is invalid UTF-8). 0xFF never occurs in UTF-8, so no valid line is changed (protocol/PROTOCOL.md §1).
+///
+/// Each byte is scanned once for LF (and, with `answersTelnet`, once more for IAC, by `memchr`), however the stream
+/// is chunked, and at most `maxLineBytes + 1` bytes of an unfinished line are buffered (plus the caller's chunk
+/// while it is being processed).
 public struct LineFramer: Sendable {
     /// The default line limit: 1 MiB (1,048,576 bytes).
     public static let defaultMaxLineBytes = 1_048_576
@@ -31,10 +38,15 @@ public struct LineFramer: Sendable {
         case line(ArraySlice<UInt8>)
         /// A line exceeded `limit` bytes; its bytes up to the next LF are discarded.
         case tooLong(limit: Int)
+        /// Bytes to send back as they are: telnet refusals, `FF FC x` (WONT) for `DO x` and `FF FE x` (DONT) for
+        /// `WILL x`, three bytes each (RFC 854, RFC 855). Only with `answersTelnet`.
+        case telnetReply([UInt8])
     }
 
     /// The most bytes a line may have, excluding its LF and a dropped CR.
     public let maxLineBytes: Int
+    /// Whether telnet commands are taken out of the stream and answered (a server's side); otherwise 0xFF is data.
+    public let answersTelnet: Bool
 
     /// The start of an unfinished line (never contains an LF; at most `maxLineBytes + 1` bytes, the extra
     /// one being a CR that may yet be dropped).
@@ -46,13 +58,20 @@ public struct LineFramer: Sendable {
     /// How many bytes of a possible leading BOM have been seen (and held back) so far.
     private var bomBytesMatched = 0
 
+    /// Where the stream is in a telnet command (only with `answersTelnet`).
+    var telnet = TelnetState.data
+
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// Creates a framer.
-    /// - Parameter maxLineBytes: the longest line delivered, in bytes (excluding the LF and a dropped CR);
-    ///   values below 0 are treated as 0.
-    public init(maxLineBytes: Int = LineFramer.defaultMaxLineBytes) {
+    /// - Parameters:
+    ///   - maxLineBytes: the longest line delivered, in bytes (excluding the LF and a dropped CR); values below 0
+    ///     are treated as 0.
+    ///   - answersTelnet: take telnet commands out of the stream and refuse every option (a server reading
+    ///     people's `telnet`); a client reading a server leaves it off.
+    public init(maxLineBytes: Int = LineFramer.defaultMaxLineBytes, answersTelnet: Bool = false) {
         self.maxLineBytes = max(0, maxLineBytes)
+        self.answersTelnet = answersTelnet
     }
 
     /// Bytes currently held for an unfinished line (including held-back BOM bytes), for memory accounting.
@@ -79,7 +98,13 @@ public struct LineFramer: Sendable {
     /// `push(_:into:)` for an array, what a socket read returns: each line that lies whole in `chunk` is a slice of
     /// it, so a line costs no allocation and no copy.
     public mutating func push(_ chunk: [UInt8], into events: inout [Event]) {
-        chunk.withUnsafeBufferPointer { consume($0, of: chunk, into: &events) }
+        chunk.withUnsafeBufferPointer { bytes in
+            if answersTelnet && hasTelnetWork(in: bytes) {
+                consumeTelnet(bytes, of: chunk, into: &events)
+            } else {
+                consume(bytes, 0..<bytes.count, of: chunk, into: &events)
+            }
+        }
     }
 
     /// The peer closed its side.
@@ -89,6 +114,7 @@ public struct LineFramer: Sendable {
     ///   Afterwards the framer is empty; later pushes continue as a new line (without BOM detection).
     public mutating func finish() -> [Event] {
         var events: [Event] = []
+        if answersTelnet { finishTelnet(into: &events) }
         if atStreamStart {
             atStreamStart = false
             releaseHeldBOMBytes(into: &events)
@@ -108,11 +134,13 @@ public struct LineFramer: Sendable {
 
     // MARK: - Private
 
-    /// `bytes` is `chunk`'s storage: a line found whole in it is delivered as a slice of `chunk`.
-    private mutating func consume(_ bytes: UnsafeBufferPointer<UInt8>, of chunk: [UInt8], into events: inout [Event]) {
-        var i = 0
+    /// Applies the line rules to `bytes[range]`. `bytes` is `chunk`'s storage: a line found whole in the range is
+    /// delivered as a slice of `chunk`.
+    mutating func consume(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, of chunk: [UInt8], into events: inout [Event]) {
+        var i = range.lowerBound
+        let end = range.upperBound
         if atStreamStart {
-            while i < bytes.count {
+            while i < end {
                 if bytes[i] == Self.byteOrderMark[bomBytesMatched] {
                     bomBytesMatched += 1
                     i += 1
@@ -128,8 +156,8 @@ public struct LineFramer: Sendable {
                 }
             }
         }
-        while i < bytes.count {
-            let lineFeed = firstLineFeed(in: bytes, from: i)
+        while i < end {
+            let lineFeed = firstLineFeed(in: bytes, from: i, to: end)
             if discarding {
                 guard let lineFeed else { return }
                 discarding = false
@@ -137,7 +165,7 @@ public struct LineFramer: Sendable {
                 continue
             }
             guard let lineFeed else {
-                appendPartial(UnsafeBufferPointer(rebasing: bytes[i...]), into: &events)
+                appendPartial(UnsafeBufferPointer(rebasing: bytes[i..<end]), into: &events)
                 return
             }
             let segment = UnsafeBufferPointer(rebasing: bytes[i..<lineFeed])
@@ -198,10 +226,10 @@ public struct LineFramer: Sendable {
         (lastByte == 0x0D ? length - 1 : length) > maxLineBytes
     }
 
-    private func firstLineFeed(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+    private func firstLineFeed(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int? {
         // memchr scans a word or a vector at a time; every request line is searched once.
-        guard start < bytes.count, let base = bytes.baseAddress,
-              let found = memchr(base + start, 0x0A, bytes.count - start)
+        guard start < end, let base = bytes.baseAddress,
+              let found = memchr(base + start, 0x0A, end - start)
         else { return nil }
         return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
     }

@@ -30,9 +30,11 @@ public enum IncomingMessage: Sendable, Equatable {
 
     /// Decodes one line (without its LF).
     ///
-    /// Parse errors (including invalid UTF-8) give -32700 with id null; a value that is not a request object, an
+    /// Parse errors (including invalid UTF-8) give -32700 with id null (or, for an unpaired surrogate escape, the id
+    /// read before it); a value that is not a request object, an
     /// empty batch, a bad `jsonrpc` (must be "2.0" when present), a missing or non-string `method`, or an id that is
-    /// not a string, number or null give -32600; `params` that is not an object gives -32602. `jsonrpc` may be
+    /// not a string, number or null give -32600; `params` that is not an object gives -32601 for an unknown method
+    /// (the method is checked first, protocol/PROTOCOL.md §7) and -32602 otherwise. `jsonrpc` may be
     /// omitted, for people typing by hand.
     public static func decode(line: some Collection<UInt8>) -> IncomingMessage {
         let plain = line.withContiguousStorageIfAvailable { PlainRequestLine.decode($0) }
@@ -56,10 +58,11 @@ public enum IncomingMessage: Sendable, Equatable {
     /// `decode(line:)` by way of a JSON tree, for every line `PlainRequestLine` does not take.
     static func decodeTree(line: some Collection<UInt8>) -> IncomingMessage {
         let value: JSONValue
-        do {
-            value = try JSONParser.parse(line)
-        } catch {
-            return .single(.invalid(RPCError(.parseError, "Parse error: \(error)"), id: .null))
+        switch JSONParser.parseKeepingMembers(line) {
+        case .success(let parsed):
+            value = parsed
+        case .failure(let failure):
+            return .single(.invalid(RPCError(.parseError, "Parse error: \(failure.error)"), id: replyID(for: failure)))
         }
         switch value {
         case .array(let elements):
@@ -70,6 +73,18 @@ public enum IncomingMessage: Sendable, Equatable {
         default:
             return .single(request(from: value))
         }
+    }
+
+    /// The id a -32700 carries: `null` (JSON-RPC 2.0 §5: the id could not be read), except for an unpaired
+    /// surrogate escape such as `"\ud800"`, which RFC 8259's grammar allows (§8.2) but no Unicode string can hold:
+    /// when the request's valid `id` was read before it, the error carries that id (the last one read, as with
+    /// duplicate members), so a client that matches replies by id can tell which request failed
+    /// (protocol/PROTOCOL.md §8).
+    private static func replyID(for failure: JSONParser.Failure) -> RequestID {
+        guard case .unpairedSurrogate = failure.error,
+              let raw = failure.membersBefore.last(where: { $0.key == "id" })?.value
+        else { return .null }
+        return RequestID(json: raw) ?? .null
     }
 
     static func request(from value: JSONValue) -> IncomingRequest {
@@ -96,8 +111,11 @@ public enum IncomingMessage: Sendable, Equatable {
         case .object(let params)?:
             return .request(RPCRequest(id: id, method: method, params: params))
         case .some:
-            // A notification with bad params is still a notification: nothing runs and nothing is answered.
-            return .invalid(RPCError(.invalidParams, "Invalid params: \"params\" must be an object"), id: id)
+            // The method is checked before the params (protocol/PROTOCOL.md §7). A notification with bad params is
+            // still a notification: nothing runs and nothing is answered.
+            let error = MethodCall.unknownMethodError(method)
+                ?? RPCError(.invalidParams, "Invalid params: \"params\" must be an object")
+            return .invalid(error, id: id)
         }
     }
 }

@@ -47,13 +47,21 @@ public enum MethodCall: Sendable, Equatable {
         case "toggle", "remove": allowed = ["id", "expect"]
         case "rename": allowed = ["id", "title", "expect"]
         default:
-            let known = methodNames.joined(separator: ", ")
-            // A long name is cut in the message: an error must not echo a megabyte back.
-            let name = request.method.count > 64 ? request.method.prefix(64) + "…" : request.method
-            return .failure(RPCError(.methodNotFound, "Method not found: \"\(name)\" (methods: \(known))"))
+            return .failure(methodNotFound(request.method))
         }
         if let error = reader.allowOnly(allowed) { return .failure(error) }
         return call(request.method, reader)
+    }
+
+    /// The -32601 error for a method the server does not answer (JSON-RPC 2.0 §5.1), naming the ones it does.
+    /// - Returns: `nil` when `method` is one of ``methodNames``.
+    static func unknownMethodError(_ method: String) -> RPCError? {
+        methodNames.contains(method) ? nil : methodNotFound(method)
+    }
+
+    private static func methodNotFound(_ method: String) -> RPCError {
+        let known = methodNames.joined(separator: ", ")
+        return RPCError(.methodNotFound, "Method not found: \"\(RPCError.quotable(method))\" (methods: \(known))")
     }
 
     private static func call(_ method: String, _ reader: ParamsReader) -> Result<MethodCall, RPCError> {

@@ -12,7 +12,7 @@ struct ParamsReader {
     func allowOnly(_ names: [String]) -> RPCError? {
         guard let unknown = params.members.first(where: { !names.contains($0.key) })?.key else { return nil }
         let expected = names.isEmpty ? "none" : names.sorted().joined(separator: ", ")
-        return invalid("unknown param \"\(unknown)\" for \(method) (takes: \(expected))")
+        return invalid("unknown param \"\(RPCError.quotable(unknown))\" for \(method) (takes: \(expected))")
     }
 
     func string(_ name: String) -> Result<String, RPCError> {

@@ -36,6 +36,12 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { message }
+
+    /// `text` as an error message quotes a name the client sent (a method, a param): at most 64 characters, then
+    /// `…`, so that an error never echoes a megabyte back.
+    static func quotable(_ text: String) -> String {
+        text.count > 64 ? text.prefix(64) + "…" : text
+    }
 }
 
 extension RPCError {

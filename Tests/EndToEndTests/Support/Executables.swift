@@ -47,14 +47,7 @@ enum Executables {
         for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
             found.append(bundle.bundleURL.standardizedFileURL.deletingLastPathComponent())
         }
-        var directory = URL(filePath: #filePath).deletingLastPathComponent()
-        while directory.path != "/" {
-            if FileManager.default.fileExists(atPath: directory.appending(path: "Package.swift").path) {
-                found.append(directory.appending(path: ".build/debug"))
-                break
-            }
-            directory = directory.deletingLastPathComponent()
-        }
+        if let root = try? RepositoryFiles.root() { found.append(root.appending(path: ".build/debug")) }
         var seen = Set<String>()
         return found.filter { seen.insert($0.path).inserted }
     }

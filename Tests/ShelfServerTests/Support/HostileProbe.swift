@@ -54,7 +54,8 @@ enum Owed: Sendable, Equatable, CustomStringConvertible {
 /// method does, so a well-formed request's outcome is `.any`.
 enum HostileOracle {
     /// The replies owed for `bytes`, in order. The bytes must not start the connection (no BOM handling).
-    static func owed(for bytes: [UInt8], maxLineBytes: Int = LineFramer.defaultMaxLineBytes) -> [Owed] {
+    static func owed(for stream: [UInt8], maxLineBytes: Int = LineFramer.defaultMaxLineBytes) -> [Owed] {
+        let bytes = telnet(stream).data
         var owed: [Owed] = []
         var start = 0
         for (index, byte) in bytes.enumerated() where byte == 0x0A {
@@ -71,9 +72,63 @@ enum HostileOracle {
         return owed
     }
 
+    /// The telnet rule (protocol/PROTOCOL.md §1) applied to a whole stream, written plainly: the data left once
+    /// the commands are taken out (IAC IAC, or an IAC before a byte that starts no command, is a data 0xFF), and
+    /// the refusals owed (`WONT x` for `DO x`, `DONT x` for `WILL x`), in order.
+    static func telnet(_ bytes: [UInt8]) -> (data: [UInt8], replies: [UInt8]) {
+        var data: [UInt8] = []
+        var replies: [UInt8] = []
+        var i = 0
+        while i < bytes.count {
+            guard bytes[i] == 0xFF else {
+                data.append(bytes[i])
+                i += 1
+                continue
+            }
+            guard i + 1 < bytes.count else { return (data + [0xFF], replies) }
+            let command = bytes[i + 1]
+            switch command {
+            case 0xFF:
+                data.append(0xFF)
+                i += 2
+            case 0xFB...0xFE:
+                guard i + 2 < bytes.count else { return (data, replies) }
+                if command == 0xFD { replies += [0xFF, 0xFC, bytes[i + 2]] }
+                if command == 0xFB { replies += [0xFF, 0xFE, bytes[i + 2]] }
+                i += 3
+            case 0xFA:
+                // Up to and including IAC SE; IAC and any other byte stay inside.
+                i += 2
+                while i < bytes.count, !(bytes[i] == 0xFF && i + 1 < bytes.count && bytes[i + 1] == 0xF0) {
+                    i += bytes[i] == 0xFF ? 2 : 1
+                }
+                i += 2
+            case 0xF0...0xF9:
+                i += 2
+            default:
+                data.append(0xFF)
+                i += 1
+            }
+        }
+        return (data, replies)
+    }
+
     /// The reply owed for one complete line (framing already done), or `nil` when nothing is sent back.
     static func owed(forLine line: some Collection<UInt8>) -> Owed? {
-        guard let value = try? JSONParser.parse(line) else { return .nullError(-32700) }
+        let value: JSONValue
+        switch JSONParser.parseKeepingMembers(line) {
+        case .success(let parsed):
+            value = parsed
+        case .failure(let failure):
+            // An unpaired surrogate escape keeps a valid id read before it (protocol/PROTOCOL.md §8).
+            if case .unpairedSurrogate = failure.error, let id = failure.membersBefore.last(where: { $0.key == "id" })?.value {
+                switch id {
+                case .string, .number, .null: return .reply(id: id, .error(-32700))
+                default: break
+                }
+            }
+            return .nullError(-32700)
+        }
         guard case .array(let elements) = value else { return element(value) }
         if elements.isEmpty { return .nullError(-32600) }
         let answered = elements.compactMap(element)
@@ -94,11 +149,11 @@ enum HostileOracle {
         if let version = object["jsonrpc"], version != .string("2.0") {
             return .reply(id: id ?? .null, .error(-32600))
         }
-        guard case .string? = object["method"] else { return .reply(id: id ?? .null, .error(-32600)) }
+        guard case .string(let method)? = object["method"] else { return .reply(id: id ?? .null, .error(-32600)) }
         guard let id else { return nil }
         switch object["params"] {
         case nil, .object?: return .reply(id: id, .any)
-        case .some: return .reply(id: id, .error(-32602))
+        case .some: return .reply(id: id, .error(MethodCall.methodNames.contains(method) ? -32602 : -32601))
         }
     }
 }
@@ -128,12 +183,16 @@ final class HostileProbe: Sendable {
         _ chunks: [[UInt8]], owed: [Owed]? = nil, label: String, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> [String] {
         let input = chunks.flatMap { $0 }
-        let expected = owed ?? HostileOracle.owed(for: input + [0x0A])
+        // Two IAC SE first: whatever telnet command the input left open, subnegotiation included, is over before
+        // the LF (and in a stream with none they are dropped), so the ping is always read.
+        let end: [UInt8] = [0xFF, 0xF0, 0xFF, 0xF0, 0x0A]
+        let expected = owed ?? HostileOracle.owed(for: input + end)
+        let expectedTelnet = HostileOracle.telnet(input + end).replies
         for chunk in chunks where !chunk.isEmpty {
             try await connection.send(bytes: chunk)
         }
         let probe = "probe-\(probes.next())"
-        try await connection.send("\n{\"id\":\"\(probe)\",\"method\":\"ping\"}\n")
+        try await connection.send(bytes: end + Array("{\"id\":\"\(probe)\",\"method\":\"ping\"}\n".utf8))
         let pong = ExpectedLine.pong("\"\(probe)\"")
         var replies: [String] = []
         while true {
@@ -149,7 +208,9 @@ final class HostileProbe: Sendable {
             replies.append(line)
             if replies.count > expected.count + 16 { break }
         }
+        let telnet = connection.takeTelnetReplies()
         let problem = Self.mismatch(replies, expected)
+            ?? (telnet == expectedTelnet ? nil : "telnet refusals \(telnet) for \(expectedTelnet) owed")
         if let problem {
             Issue.record(
                 "\(label): \(problem); owed \(expected), got \(replies.map { String($0.prefix(300)) }); input: \(HostileInput.describe(input))",

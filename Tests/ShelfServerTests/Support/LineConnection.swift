@@ -7,6 +7,7 @@ final class LineConnection: Sendable {
     let connection: TCPConnection
     private let framer = Locked(LineFramer(maxLineBytes: 64 << 20))
     private let pending = Locked<[[UInt8]]>([])
+    private let telnetReplies = Locked<[UInt8]>([])
 
     private init(connection: TCPConnection) {
         self.connection = connection
@@ -37,6 +38,14 @@ final class LineConnection: Sendable {
         }
     }
 
+    /// The telnet refusals (`FF FC x`, `FF FE x`) read so far and not yet taken, in order.
+    func takeTelnetReplies() -> [UInt8] {
+        telnetReplies.withLock { replies in
+            defer { replies = [] }
+            return replies
+        }
+    }
+
     /// Waits until the server has sent something, and takes in one read of it (kept for `readLine`).
     func awaitSomeBytes() async throws {
         _ = try await readChunk()
@@ -48,8 +57,14 @@ final class LineConnection: Sendable {
         let bytes = try await connection.read()
         let events = framer.withLock { bytes.isEmpty ? $0.finish() : $0.push(bytes) }
         let lines = events.compactMap { event -> [UInt8]? in
-            if case .line(let line) = event { return Array(line) }
-            return nil
+            guard case .line(var line) = event else { return nil }
+            // Telnet refusals (protocol/PROTOCOL.md §1) come before the line that follows them; 0xFF is never in
+            // a reply line, so they are told apart exactly.
+            while line.count >= 3, line.first == 0xFF, [0xFC, 0xFE].contains(line.dropFirst().first) {
+                telnetReplies.withLock { $0.append(contentsOf: line.prefix(3)) }
+                line = line.dropFirst(3)
+            }
+            return Array(line)
         }
         pending.withLock { $0.append(contentsOf: lines) }
         return (bytes.count, lines.count)

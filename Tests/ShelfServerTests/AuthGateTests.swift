@@ -1,0 +1,82 @@
+@testable import ShelfServer
+import Testing
+
+/// The pure parts of authentication (protocol/PROTOCOL.md §12): the exact token comparison, the per-address guess
+/// slowdown on instants the test passes in, and the unauthenticated budget.
+@Suite struct AuthGateTests {
+    @Test("a token matches only itself: the real one plus 256 NUL characters, a prefix or an empty token do not")
+    func exactComparison() {
+        let check = TokenCheck(token: "s3cret-token-0123")
+        #expect(check.matches("s3cret-token-0123"))
+        #expect(!check.matches("s3cret-token-0123" + String(repeating: "\u{0}", count: 256)))
+        #expect(!check.matches("s3cret-token-0123" + String(repeating: "\u{0}", count: 1)))
+        #expect(!check.matches("s3cret-token-012"))
+        #expect(!check.matches(""))
+        #expect(!check.matches("s3cret-token-0124"))
+        #expect(!TokenCheck(token: "").matches(""))
+    }
+
+    @Test("three attempts from an address are free; then its attempts are spaced, doubling up to the cap")
+    func spacing() {
+        var throttle = GuessThrottle<ContinuousClock.Instant>(freeAttempts: 3, baseDelay: .milliseconds(250), maxDelay: .seconds(1))
+        let start = ContinuousClock.now
+        for _ in 0..<3 { #expect(throttle.slot(for: "192.0.2.7", now: start) == start) }
+        // Attempts in flight at once from the same address wait in line, each spaced by the delay its own count
+        // earns: 0.25 s, then 0.5 s, then the 1 s cap.
+        #expect(throttle.slot(for: "192.0.2.7", now: start) == start + .milliseconds(250))
+        #expect(throttle.slot(for: "192.0.2.7", now: start) == start + .milliseconds(750))
+        #expect(throttle.slot(for: "192.0.2.7", now: start) == start + .milliseconds(1750))
+        #expect(throttle.slot(for: "192.0.2.7", now: start) == start + .milliseconds(2750))
+        #expect(throttle.delay(afterAttempts: 2) == .zero)
+        #expect(throttle.delay(afterAttempts: 3) == .milliseconds(250))
+        #expect(throttle.delay(afterAttempts: 40) == .seconds(1))
+        // Another address is not slowed at all.
+        #expect(throttle.slot(for: "192.0.2.8", now: start) == start)
+    }
+
+    @Test("a good token forgets an address's attempts, and so does time without one once its slots have passed")
+    func forgetting() {
+        var throttle = GuessThrottle<ContinuousClock.Instant>(
+            freeAttempts: 1, baseDelay: .seconds(2), maxDelay: .seconds(2), forgetAfter: .seconds(60))
+        let start = ContinuousClock.now
+        #expect(throttle.slot(for: "::1", now: start) == start)
+        #expect(throttle.slot(for: "::1", now: start) == start + .seconds(2))
+        throttle.succeeded("::1")
+        #expect(throttle.slot(for: "::1", now: start) == start)
+
+        #expect(throttle.slot(for: "198.51.100.1", now: start) == start)
+        #expect(throttle.slot(for: "198.51.100.1", now: start + .seconds(61)) == start + .seconds(61))
+        #expect(throttle.peers["198.51.100.1"]?.attempts == 1, "forgotten, then counted afresh")
+    }
+
+    @Test("the addresses remembered are bounded: the one whose last attempt is oldest makes room")
+    func boundedPeers() {
+        var throttle = GuessThrottle<ContinuousClock.Instant>(maxPeers: 2)
+        let start = ContinuousClock.now
+        _ = throttle.slot(for: "a", now: start)
+        _ = throttle.slot(for: "b", now: start + .seconds(1))
+        _ = throttle.slot(for: "c", now: start + .seconds(2))
+        #expect(Set(throttle.peers.keys) == ["b", "c"])
+    }
+
+    @Test("the unauthenticated budget: the oldest waiting connection makes room for a new one")
+    func budget() {
+        var waiting = UnauthenticatedConnections(budget: 2)
+        #expect(waiting.admit(1) == nil)
+        #expect(waiting.admit(2) == nil)
+        #expect(waiting.admit(3) == 1)
+        #expect(waiting.waiting == [2, 3])
+        waiting.remove(3)
+        #expect(waiting.admit(4) == nil)
+        #expect(waiting.contains(2) && !waiting.contains(3))
+        waiting.remove(99)
+        #expect(waiting.waiting == [2, 4])
+    }
+
+    @Test("the address a peer's guesses are counted by drops the port, and IPv6 brackets")
+    func peerAddresses() {
+        #expect(AuthGate.address(ofPeer: "192.0.2.1:51234") == "192.0.2.1")
+        #expect(AuthGate.address(ofPeer: "[::1]:7453") == "::1")
+        #expect(AuthGate.address(ofPeer: "[fe80::1%eth0]:1") == "fe80::1%eth0")
+    }
+}

@@ -1,0 +1,99 @@
+import ShelfJSON
+@testable import ShelfServer
+import ShelfSockets
+import ShelfTestSupport
+import Testing
+
+/// What a server with a token does against peers that do not authenticate or guess (protocol/PROTOCOL.md §12): an
+/// authentication deadline, a budget for unauthenticated connections that the token holders always get through,
+/// and guesses slowed per address across connections.
+@Suite struct AuthLimitsTests {
+    static let token = "s3cret-token-0123456789"
+    static let authLine = #"{"jsonrpc":"2.0","id":1,"method":"auth","params":{"token":"s3cret-token-0123456789"}}"#
+
+    private static func configuration(_ change: (inout ServerConfiguration) -> Void = { _ in }) -> ServerConfiguration {
+        var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
+        configuration.token = token
+        change(&configuration)
+        return configuration
+    }
+
+    @Test("a connection that does not authenticate within --auth-timeout is told auth_timeout and closed; pinging does not keep it")
+    func authDeadline() async throws {
+        try await withTestServer(configuration: Self.configuration { $0.authTimeout = .milliseconds(300) }) { server in
+            let silent = try await server.connect()
+            defer { silent.close() }
+            let authenticated = try await server.connect()
+            defer { authenticated.close() }
+            #expect(try await authenticated.call(Self.authLine).member("result") == .object(JSONObject()))
+            // hello and ping are answered before auth, but do not count as authenticating (the pong may come after
+            // the deadline on a loaded machine: then the closing comes first and the ping goes unanswered).
+            try await silent.send(#"{"jsonrpc":"2.0","id":1,"method":"ping"}"# + "\n")
+            var line = try #require(try await silent.readLine())
+            if line.contains("pong") { line = try #require(try await silent.readLine()) }
+            let closing = try JSONParser.parse(Array(line.utf8))
+            #expect(closing.member("method") == "closing")
+            #expect(closing.member("params", "reason") == "auth_timeout")
+            #expect(try await silent.readLine() == nil, "then the end of the stream")
+            // The connection that authenticated in time stays.
+            #expect(try await authenticated.call(#"{"jsonrpc":"2.0","id":2,"method":"list"}"#).member("result", "revision") == 0)
+        }
+    }
+
+    @Test("with the unauthenticated budget full of silent connections, a client with the token still connects, authenticates and lists")
+    func budgetFull() async throws {
+        try await withTestServer(configuration: Self.configuration { $0.maxUnauthenticated = 4 }) { server in
+            var silent: [LineConnection] = []
+            defer { for connection in silent { connection.close() } }
+            for _ in 0..<4 {
+                let connection = try await server.connect()
+                // A round trip, so the server has accepted it before the next one comes.
+                #expect(try await connection.call(#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#).member("result") == "pong")
+                silent.append(connection)
+            }
+            let owner = try await server.connect()
+            defer { owner.close() }
+            #expect(try await owner.call(Self.authLine).member("result") == .object(JSONObject()))
+            #expect(try await owner.call(#"{"jsonrpc":"2.0","id":2,"method":"add","params":{"title":"Dune"}}"#).member("result", "revision") == 1)
+            #expect(try await owner.call(#"{"jsonrpc":"2.0","id":3,"method":"list"}"#).member("result", "revision") == 1)
+
+            // The one that waited longest made room, and was told why.
+            let closing = try JSONParser.parse(Array(try #require(try await silent[0].readLine()).utf8))
+            #expect(closing.member("params", "reason") == "too_many_unauthenticated")
+            #expect(try await silent[0].readLine() == nil)
+            // The others are still there.
+            #expect(try await silent[1].call(#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#).member("result") == "pong")
+        }
+    }
+
+    @Test("after three wrong tokens from an address, its next auth on another connection waits for its slot; a good token then still works")
+    func guessesSlowedAcrossConnections() async throws {
+        let configuration = Self.configuration {
+            $0.guessBaseDelay = .milliseconds(400)
+            $0.guessMaxDelay = .milliseconds(400)
+        }
+        try await withTestServer(configuration: configuration) { server in
+            let guesser = try await server.connect()
+            defer { guesser.close() }
+            var beforeThird = ContinuousClock.now
+            for attempt in 1...3 {
+                beforeThird = ContinuousClock.now
+                let reply = try await guesser.call(#"{"jsonrpc":"2.0","id":\#(attempt),"method":"auth","params":{"token":"guess\#(attempt)"}}"#)
+                #expect(reply.member("error", "code") == 5)
+            }
+            #expect(try await guesser.readLine() == nil, "closed after the third wrong token")
+
+            // A fresh connection from the same address: its first guess is checked only at the address's slot.
+            let again = try await server.connect()
+            defer { again.close() }
+            #expect(try await again.call(#"{"jsonrpc":"2.0","id":4,"method":"auth","params":{"token":"guess4"}}"#).member("error", "code") == 5)
+            #expect(ContinuousClock.now - beforeThird >= .milliseconds(400), "held back the spacing after the third failure")
+            // The right token, after waiting its own slot, is accepted and forgets the failures.
+            #expect(try await again.call(Self.authLine).member("result") == .object(JSONObject()))
+            let third = try await server.connect()
+            defer { third.close() }
+            let wrong = try await third.call(#"{"jsonrpc":"2.0","id":5,"method":"auth","params":{"token":"typo"}}"#)
+            #expect(wrong.member("error", "message") == "Unauthorized: wrong token (2 attempts left)")
+        }
+    }
+}
