@@ -29,9 +29,22 @@ final class Outbox: Sendable {
         case unsent(ArraySlice<UInt8>)
         /// Notifications overflowed `maxBytes`: say `closing` and close.
         case overflow
-        /// The session is being closed (idle timeout, authentication deadline): write this last line, then close;
-        /// `ending` is the reason the log gives.
-        case closing([UInt8], ending: String)
+        /// The session is being closed on the server's side (idle timeout, authentication deadline, shutdown):
+        /// write this last line, then close.
+        case closing(LastLine)
+    }
+
+    /// The `closing` notification a session sends on its own as its last line (protocol/PROTOCOL.md §12).
+    struct LastLine: Sendable {
+        /// The notification, with its LF.
+        var line: [UInt8]
+        /// Why the connection ended, for the log (`Session.endingLoggedAlready`: nothing more), when the line closes
+        /// it at once; after a graceful one the connection's end is logged as any other.
+        var ending: String
+        /// Whether the connection is closed right after the line (an idle timeout), or as every ending closes it,
+        /// gracefully, once the reader is done (a shutdown: the peer may have sent more since, and closing with it
+        /// unread would reset the connection and lose the replies still in flight).
+        var closesAtOnce: Bool
     }
 
     private struct State {
@@ -50,7 +63,7 @@ final class Outbox: Sendable {
         var replyBytes = 0
         var roomWaiter: CheckedContinuation<Void, Never>?
         /// A last line to send before closing, once everything owed is written.
-        var closingLine: (line: [UInt8], ending: String)?
+        var closingLine: LastLine?
         /// The writer holds something it took from `next()` and has not asked for more yet.
         var writerBusy = false
         /// A direct write is under way (`beginDirectWrite`, or notifications claimed by `notify`): the writer takes
@@ -60,8 +73,6 @@ final class Outbox: Sendable {
         var unsent: ArraySlice<UInt8> = []
         /// Why a direct write failed, if one did.
         var writeFailure: String?
-        /// Whether the session closes gracefully after `closingLine` (`close(with:ending:lingering:)`).
-        var closingLingers = false
         /// Bytes of replies and notifications charged to the server's `MemoryAccount` and not yet refunded.
         var charged = 0
         /// Set once `releaseMemory()` refunded everything: nothing is charged after it.
@@ -212,20 +223,9 @@ final class Outbox: Sendable {
     }
 
     /// Sends `line` after everything owed, then the session closes (the reader must stop too); `ending` is why, for
-    /// the log. The first call wins.
-    /// - Parameter lingering: close gracefully after the line (`closingLingers`): for a peer that may have sent more
-    ///   than was read, whose close would otherwise reset the connection and lose the line.
-    func close(with line: [UInt8], ending: String, lingering: Bool = false) {
-        wake { state in
-            guard state.closingLine == nil else { return }
-            state.closingLine = (line, ending)
-            state.closingLingers = lingering
-        }
-    }
-
-    /// Whether the session closes gracefully after its `closing` line.
-    var closingLingers: Bool {
-        state.withLock { $0.closingLingers }
+    /// the log; `closesAtOnce` as in `LastLine`. The first call wins.
+    func close(with line: [UInt8], ending: String, closesAtOnce: Bool = true) {
+        wake { $0.closingLine = $0.closingLine ?? LastLine(line: line, ending: ending, closesAtOnce: closesAtOnce) }
     }
 
     /// What became of a notification handed to `notify`.
@@ -394,7 +394,7 @@ final class Outbox: Sendable {
         if !state.notes.isEmpty { return .some(.notifications(take(state.notes.count, from: &state))) }
         if state.finished, let closing = state.closingLine {
             state.closingLine = nil
-            return .some(.closing(closing.line, ending: closing.ending))
+            return .some(.closing(closing))
         }
         if state.finished { return .some(nil) }
         return nil

@@ -232,8 +232,9 @@ public actor Server {
         runWaiters.removeAll()
     }
 
-    /// Stops accepting, lets each session write the replies it owes (saves in flight finish), closes every
-    /// connection, and returns when the server has stopped. Idempotent.
+    /// Stops accepting, lets each session write the replies it owes (saves in flight finish) and then a `closing`
+    /// notification with reason `shutdown` (protocol/PROTOCOL.md §3), closes every connection, and returns when
+    /// the server has stopped. Idempotent.
     public func shutdown() async {
         switch state {
         case .idle:
@@ -248,7 +249,7 @@ public actor Server {
             listener.close()
         }
         log("shutting down: \(ServerLog.count(sessions.count, "connection")) open")
-        for session in sessions.values { session.stop() }
+        for session in sessions.values { session.stopForShutdown() }
         let executor = Reactor.shared.executor
         let deadline = executor.schedule(after: Self.drainTimeout) { [weak self] in
             Task(executorPreference: executor) { await self?.closeAll() }

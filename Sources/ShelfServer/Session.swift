@@ -97,6 +97,15 @@ final class Session: Sendable {
         }
     }
 
+    /// Stops reading new requests, as `stop()`, and sends `closing` with reason `shutdown` after the replies owed
+    /// (protocol/PROTOCOL.md §3, §12): a watcher can tell a planned restart from a crash.
+    func stopForShutdown() {
+        // Logged once for all of them (`Server.shutdown()`); closed gracefully, as every connection at a shutdown.
+        close(
+            reason: "shutdown", message: "Closing: the server is shutting down", ending: Self.endingLoggedAlready,
+            closesAtOnce: false)
+    }
+
     /// Stops reading new requests; replies already owed are still written, then the connection closes.
     func stop() {
         let task = reader.withLock { state -> Task<Void, Never>? in
@@ -196,6 +205,8 @@ final class Session: Sendable {
     /// - Returns: why the connection ended early, if it did.
     private func writeLoop(window: RequestWindow) async -> String? {
         var ending: String?
+        // The ending of a `closing` line written like a reply (not closing at once), logged once the session ends.
+        var gracefulEnding: String?
         while let next = await outbox.next() {
             var bytes: ArraySlice<UInt8>
             var held = 0
@@ -221,13 +232,18 @@ final class Session: Sendable {
                 if ending == nil { await cutOffSlowConsumer() }
                 ending = ending ?? Self.slowConsumerEnding(outbox.maxBytes)
                 continue
-            case .closing(let line, let reason):
-                // An idle client sent nothing to reset on: closed at once. One closed for memory may have sent much
-                // more than was read, and its reader has returned (it asked for the close): closed gracefully, so
-                // the line is not lost to a reset.
-                if ending == nil { await connection.sayLastLine(line, lingering: outbox.closingLingers) }
-                ending = ending ?? reason
-                continue
+            case .closing(let last):
+                guard ending == nil else { continue }
+                if last.closesAtOnce {
+                    // Not lingering: the reader may still be reading this socket (closing gracefully reads too, and
+                    // two reads at once on one socket stop the process); an idle client sent nothing to reset on.
+                    await connection.sayLastLine(last.line, lingering: false)
+                    ending = last.ending
+                    continue
+                }
+                // Written like any reply; `run()` closes gracefully once the reader is done.
+                bytes = last.line[...]
+                gracefulEnding = last.ending
             }
             if ending == nil, !bytes.isEmpty {
                 do {
@@ -243,7 +259,7 @@ final class Session: Sendable {
             }
             outbox.releaseReplyBytes(held)
         }
-        return outbox.writeFailure ?? ending
+        return outbox.writeFailure ?? ending ?? gracefulEnding
     }
 
     /// The log's reason for cutting off a slow consumer.
@@ -282,7 +298,7 @@ final class Session: Sendable {
                 message: "Closing: the server holds as much memory for its connections as it may (\(memory.ceiling) bytes, --max-memory-bytes); try again later"
             ).line,
             ending: "memory limit: the server holds \(memory.heldBytes) of at most \(memory.ceiling) bytes for its peers",
-            lingering: true)
+            closesAtOnce: false)
     }
 
     /// Closes the connection with a `closing` notification (`auth_timeout`) if it has not authenticated within
@@ -303,9 +319,11 @@ final class Session: Sendable {
     static let endingLoggedAlready = "logged already"
 
     /// Sends a `closing` notification with `reason` and `message` after the replies owed, and closes the connection;
-    /// `ending` is what the log says (`endingLoggedAlready`: nothing). Reading stops at once.
-    func close(reason: String, message: String, ending: String) {
-        outbox.close(with: ServerNotification.closing(reason: reason, message: message).line, ending: ending)
+    /// `ending` is what the log says (`endingLoggedAlready`: nothing); `closesAtOnce` as in `Outbox.LastLine`.
+    /// Reading stops at once.
+    func close(reason: String, message: String, ending: String, closesAtOnce: Bool = true) {
+        outbox.close(
+            with: ServerNotification.closing(reason: reason, message: message).line, ending: ending, closesAtOnce: closesAtOnce)
         stop()
     }
 
