@@ -43,7 +43,7 @@ let package = Package(
         .testTarget(name: "ShelfJSONTests", dependencies: ["ShelfJSON", "ShelfTestSupport"]),
         .testTarget(name: "ShelfWireTests", dependencies: ["ShelfJSON", "ShelfCore", "ShelfWire", "ShelfTestSupport"]),
         .testTarget(name: "ShelfServerTests", dependencies: ["ShelfJSON", "ShelfServer", "ShelfClient", "ShelfTestSupport"]),
-        .testTarget(name: "ShelfCLITests", dependencies: ["ShelfCLI", "ShelfdCLI", "ShelfCommandLine"]),
+        .testTarget(name: "ShelfCLITests", dependencies: ["ShelfCLI", "ShelfdCLI", "ShelfCommandLine", "ShelfTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["shelfd", "shelf", "ShelfTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

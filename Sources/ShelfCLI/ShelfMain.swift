@@ -75,13 +75,15 @@ public enum ShelfMain {
     }
 
     /// Runs `shelf watch` until SIGINT or SIGTERM; exits 0 then, at once: the watch is cancelled, not waited for
-    /// (a call waiting for a server that does not answer would hold a task group up to `--timeout`).
+    /// (a call waiting for a server that does not answer would hold a task group up to `--timeout`); only what it
+    /// already printed is given up to a second to be written.
     private static func watch(_ command: ShelfCommand, output: Output) async -> Int32 {
         let signals = SignalWatcher()
         let received = signals.signals
         let (ends, end) = AsyncStream.makeStream(of: Int32.self)
+        let screen = WatchScreen(output: output, json: command.json)
         let runner = Task {
-            end.yield(await WatchRunner(command: command, output: output).run())
+            end.yield(await WatchRunner(command: command, screen: screen).run())
         }
         let stopper = Task {
             for await _ in received {
@@ -93,6 +95,9 @@ public enum ShelfMain {
         let status = await first.next() ?? ExitCode.success.rawValue
         runner.cancel()
         stopper.cancel()
+        // What was shown before the end is written, unless its reader does not take it within a second.
+        await screen.flush(within: .seconds(1))
+        screen.close()
         withExtendedLifetime(signals) {}
         return status
     }

@@ -9,7 +9,9 @@ import Synchronization
 /// answer is matched to its call by JSON-RPC id.
 ///
 /// A reader task routes responses to callers; a writer task sends request lines one at a time in call order.
-/// Notifications from the server are handed to `notifications`.
+/// Notifications from the server are handed to `notifications`; while more than `maxBufferedNotificationBytes` of
+/// them wait there, the reader stops reading the socket, so a consumer that falls behind holds the server back
+/// (whose slow-consumer limit then applies, protocol/PROTOCOL.md §6) instead of growing this process.
 public actor ShelfClient {
     private let connection: TCPConnection
     private let address: HostPort
@@ -24,19 +26,51 @@ public actor ShelfClient {
     private var lastHeard = ContinuousClock.now
     private var nextID: Int64 = 1
     private var failure: ClientError?
-    private let notificationSink: AsyncStream<RPCRequest>.Continuation
+    /// Notifications not yet taken by `notifications`.
+    private var pending = NotificationBuffer()
+    /// The consumer waiting in `nextNotification()`, and the reader waiting for room.
+    private var consumer: CheckedContinuation<RPCRequest?, Never>?
+    private var roomWaiter: CheckedContinuation<Void, Never>?
+    /// The reader waits for room: the server's silence then is ours, and no reply can time out for it.
+    private var readerHeld = false
+    private var notificationsEnded = false
 
     /// The longest reply line accepted, in bytes (1 GiB).
     public static let maxReplyBytes = 1 << 30
 
-    /// Requests the server sent without an id (notifications), in arrival order.
-    public nonisolated let notifications: AsyncStream<RPCRequest>
+    /// The most bytes (of their lines) of notifications waiting to be taken before the reader stops reading the
+    /// socket: 256 KiB. One larger notification is taken alone.
+    public static let maxBufferedNotificationBytes = 256 * 1024
+
+    /// Requests the server sent without an id (notifications), in arrival order, for one consumer; it ends when the
+    /// connection does.
+    public nonisolated var notifications: Notifications { Notifications(client: self) }
+
+    /// The notifications of one client as an async sequence (`notifications`).
+    public struct Notifications: AsyncSequence, Sendable {
+        let client: ShelfClient
+
+        /// Takes notifications from the client, one at a time.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            let client: ShelfClient
+
+            /// The next notification, or `nil` once the connection ended and every one was taken.
+            public mutating func next() async -> RPCRequest? {
+                await client.nextNotification()
+            }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(client: client)
+        }
+    }
 
     /// Connects to `address` and, with a `token`, authenticates (`auth`) before returning.
     /// - Parameter timeout: how long connecting may take, and then how long a call waits with nothing at all heard
-    ///   from the server (bytes still arriving count as life); `nil` waits for ever. A call past it fails with
-    ///   `.noReply`, and so does every other call waiting then: the connection is closed, since a reply that comes
-    ///   later could no longer be told apart.
+    ///   from the server (bytes still arriving count as life; time the reader spends held by unread
+    ///   `notifications` does not count, since the server's bytes then wait on our side); `nil` waits for ever. A
+    ///   call past it fails with `.noReply`, and so does every other call waiting then: the connection is closed,
+    ///   since a reply that comes later could no longer be told apart.
     /// - Throws: `ClientError.cannotConnect` with the socket error (e.g. connection refused; `ETIMEDOUT` past
     ///   `timeout`); `.server` with code 5 when the token is refused.
     public static func connect(
@@ -118,7 +152,6 @@ public actor ShelfClient {
         self.replyTimeout = replyTimeout
         let (lines, outbox) = AsyncStream.makeStream(of: [UInt8].self)
         self.outbox = outbox
-        (notifications, notificationSink) = AsyncStream.makeStream(of: RPCRequest.self)
         Task { [connection] in
             for await line in lines {
                 do { try await connection.write(line) } catch { connection.close() }
@@ -172,6 +205,7 @@ public actor ShelfClient {
     /// fail; otherwise it waits until `limit` after the last bytes heard.
     private func expire(_ id: Int64, method: String, limit: Duration) {
         guard waiters[id] != nil else { return }
+        if readerHeld { return armTimer(for: id, method: method, after: limit, limit: limit) }
         let silence = ContinuousClock.now - lastHeard
         guard silence >= limit else { return armTimer(for: id, method: method, after: limit - silence, limit: limit) }
         fail(.noReply(address, limit, method: method))
@@ -204,9 +238,40 @@ public actor ShelfClient {
                 }
                 handle(line)
             }
-            if bytes.isEmpty { break }
+            if bytes.isEmpty || failure != nil { break }
+            if pending.bytes > Self.maxBufferedNotificationBytes { await waitForRoom() }
         }
         fail(.connectionLost(reason))
+    }
+
+    /// Waits (the reader) until the consumer has taken notifications down to the limit, or the client failed.
+    private func waitForRoom() async {
+        readerHeld = true
+        await withCheckedContinuation { roomWaiter = $0 }
+        readerHeld = false
+        lastHeard = .now
+    }
+
+    /// Hands over the oldest notification, waiting for one; `nil` once the connection has ended and none is left.
+    /// One consumer at a time.
+    private func nextNotification() async -> RPCRequest? {
+        guard let notification = pending.removeFirst() else {
+            if notificationsEnded { return nil }
+            return await withCheckedContinuation { consumer = $0 }
+        }
+        if pending.bytes <= Self.maxBufferedNotificationBytes, let waiter = roomWaiter {
+            roomWaiter = nil
+            waiter.resume()
+        }
+        return notification
+    }
+
+    private func deliver(_ notification: RPCRequest, bytes: Int) {
+        if let consumer {
+            self.consumer = nil
+            return consumer.resume(returning: notification)
+        }
+        pending.append(notification, bytes: bytes)
     }
 
     private func handle(_ line: ArraySlice<UInt8>) {
@@ -217,7 +282,7 @@ public actor ShelfClient {
             return
         }
         if case .object(let object) = value, object["id"] == nil, case .string(let method)? = object["method"] {
-            notificationSink.yield(RPCRequest(id: nil, method: method, params: object["params"]?.objectValue ?? JSONObject()))
+            deliver(RPCRequest(id: nil, method: method, params: object["params"]?.objectValue ?? JSONObject()), bytes: line.count)
             return
         }
         guard let response = RPCResponse(json: value) else {
@@ -254,12 +319,20 @@ public actor ShelfClient {
 
     private func fail(_ error: ClientError) {
         failure = failure ?? error
-        let pending = waiters
+        let waiting = waiters
         waiters.removeAll()
         for timer in timers.values { timer.cancel() }
         timers.removeAll()
-        for waiter in pending.values { waiter.resume(throwing: error) }
-        notificationSink.finish()
+        for waiter in waiting.values { waiter.resume(throwing: error) }
+        notificationsEnded = true
+        if let consumer {
+            self.consumer = nil
+            consumer.resume(returning: nil)
+        }
+        if let roomWaiter {
+            self.roomWaiter = nil
+            roomWaiter.resume()
+        }
         outbox.finish()
         connection.close()
     }

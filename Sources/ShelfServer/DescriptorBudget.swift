@@ -23,3 +23,29 @@ enum DescriptorBudget {
         return (max(1, min(wanted, available - reserve)), available == Int.max ? -1 : available)
     }
 }
+
+/// One descriptor held open (on `/dev/null`) so that there is one to give up when `accept` fails with `EMFILE`: the
+/// classic way to answer and close a connection the process has no descriptor for.
+struct ReserveDescriptor: ~Copyable {
+    private var fd: Int32 = -1
+
+    /// Opens the reserve if it is not open; stays without one when that fails (out of descriptors).
+    mutating func reopen() {
+        guard fd < 0 else { return }
+        fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
+    }
+
+    /// Closes the reserve, freeing its descriptor.
+    /// - Returns: whether it was open.
+    @discardableResult
+    mutating func release() -> Bool {
+        guard fd >= 0 else { return false }
+        _ = close(fd)
+        fd = -1
+        return true
+    }
+
+    deinit {
+        if fd >= 0 { _ = close(fd) }
+    }
+}

@@ -29,9 +29,22 @@ final class Outbox: Sendable {
         case unsent(ArraySlice<UInt8>)
         /// Notifications overflowed `maxBytes`: say `closing` and close.
         case overflow
-        /// The session is being closed (idle timeout, authentication deadline): write this last line, then close;
-        /// `ending` is the reason the log gives.
-        case closing([UInt8], ending: String)
+        /// The session is being closed on the server's side (idle timeout, authentication deadline, shutdown):
+        /// write this last line, then close.
+        case closing(LastLine)
+    }
+
+    /// The `closing` notification a session sends on its own as its last line (protocol/PROTOCOL.md §12).
+    struct LastLine: Sendable {
+        /// The notification, with its LF.
+        var line: [UInt8]
+        /// Why the connection ended, for the log (`Session.endingLoggedAlready`: nothing more), when the line closes
+        /// it at once; after a graceful one the connection's end is logged as any other.
+        var ending: String
+        /// Whether the connection is closed right after the line (an idle timeout), or as every ending closes it,
+        /// gracefully, once the reader is done (a shutdown: the peer may have sent more since, and closing with it
+        /// unread would reset the connection and lose the replies still in flight).
+        var closesAtOnce: Bool
     }
 
     private struct State {
@@ -50,7 +63,7 @@ final class Outbox: Sendable {
         var replyBytes = 0
         var roomWaiter: CheckedContinuation<Void, Never>?
         /// A last line to send before closing, once everything owed is written.
-        var closingLine: (line: [UInt8], ending: String)?
+        var closingLine: LastLine?
         /// The writer holds something it took from `next()` and has not asked for more yet.
         var writerBusy = false
         /// A direct write is under way (`beginDirectWrite`, or notifications claimed by `notify`): the writer takes
@@ -60,6 +73,26 @@ final class Outbox: Sendable {
         var unsent: ArraySlice<UInt8> = []
         /// Why a direct write failed, if one did.
         var writeFailure: String?
+        /// Bytes of replies and notifications charged to the server's `MemoryAccount` and not yet refunded.
+        var charged = 0
+        /// Set once `releaseMemory()` refunded everything: nothing is charged after it.
+        var accountClosed = false
+
+        /// Charges (or, negative, refunds) `delta` bytes already taken to `memory`, whatever its ceiling.
+        mutating func account(_ delta: Int, to memory: MemoryAccount?) {
+            guard let memory, !accountClosed, delta != 0 else { return }
+            if delta > 0 { memory.force(delta) } else { memory.refund(-delta) }
+            charged += delta
+        }
+
+        /// Charges `bytes` not yet taken to `memory`, within its ceiling.
+        /// - Returns: false, charging nothing, when the ceiling does not allow it.
+        mutating func charge(_ bytes: Int, to memory: MemoryAccount?) -> Bool {
+            guard let memory, !accountClosed else { return true }
+            guard memory.charge(bytes) else { return false }
+            charged += bytes
+            return true
+        }
 
         /// Whether `next()` has something to hand out.
         var hasWork: Bool {
@@ -78,9 +111,21 @@ final class Outbox: Sendable {
     private let state = Mutex(State())
     /// The most notification bytes queued before the session is cut off.
     let maxBytes: Int
+    /// The server-wide account the queued bytes are charged to (`--max-memory-bytes`); nil charges nothing.
+    let memory: MemoryAccount?
 
-    init(maxBytes: Int) {
+    init(maxBytes: Int, memory: MemoryAccount? = nil) {
         self.maxBytes = maxBytes
+        self.memory = memory
+    }
+
+    /// Refunds what this outbox still has charged to `memory`, and charges nothing after: the session has ended.
+    func releaseMemory() {
+        state.withLock { state in
+            memory?.refund(state.charged)
+            state.charged = 0
+            state.accountClosed = true
+        }
     }
 
     /// Queues a reply job (the reader, in request order).
@@ -105,6 +150,7 @@ final class Outbox: Sendable {
             let admitted = state.withLock { state -> Bool in
                 guard admits(state) else { return false }
                 state.replyBytes += count
+                state.account(count, to: memory)
                 return true
             }
             if admitted { return }
@@ -131,6 +177,7 @@ final class Outbox: Sendable {
         guard count > 0 else { return }
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.replyBytes -= count
+            state.account(-count, to: memory)
             defer { state.roomWaiter = nil }
             return state.roomWaiter
         }
@@ -158,7 +205,9 @@ final class Outbox: Sendable {
     func queueBacklog(_ lines: [(revision: Revision, line: [UInt8])]) -> Bool {
         state.withLock { state in
             let bytes = lines.reduce(0) { $0 + $1.line.count }
-            guard !state.overflowed, state.noteBytes + bytes <= maxBytes / 2 else { return false }
+            guard !state.overflowed, state.noteBytes + bytes <= maxBytes / 2, state.charge(bytes, to: memory) else {
+                return false
+            }
             state.notes.append(contentsOf: lines)
             state.noteBytes += bytes
             if let last = lines.last { state.lastNotifiedRevision = max(state.lastNotifiedRevision, last.revision) }
@@ -174,9 +223,9 @@ final class Outbox: Sendable {
     }
 
     /// Sends `line` after everything owed, then the session closes (the reader must stop too); `ending` is why, for
-    /// the log. The first call wins.
-    func close(with line: [UInt8], ending: String) {
-        wake { $0.closingLine = $0.closingLine ?? (line, ending) }
+    /// the log; `closesAtOnce` as in `LastLine`. The first call wins.
+    func close(with line: [UInt8], ending: String, closesAtOnce: Bool = true) {
+        wake { $0.closingLine = $0.closingLine ?? LastLine(line: line, ending: ending, closesAtOnce: closesAtOnce) }
     }
 
     /// What became of a notification handed to `notify`.
@@ -194,9 +243,11 @@ final class Outbox: Sendable {
     func notify(revision: Revision, line: [UInt8]) -> NotifyOutcome {
         let (outcome, waiter) = state.withLock { state -> (NotifyOutcome, CheckedContinuation<Void, Never>?) in
             guard !state.overflowed else { return (.overflowed, nil) }
-            if state.noteBytes + line.count > maxBytes {
+            // Past its own budget, or past the server's memory ceiling: a watcher that cannot take more is cut off.
+            if state.noteBytes + line.count > maxBytes || !state.charge(line.count, to: memory) {
                 state.overflowed = true
                 state.notes.removeAll()
+                state.account(-state.noteBytes, to: memory)
                 state.noteBytes = 0
                 defer { state.waiter = nil }
                 return (.overflowed, state.waiter)
@@ -221,7 +272,7 @@ final class Outbox: Sendable {
     func takeNotificationsForDirectWrite() -> [UInt8] {
         state.withLock { state in
             guard state.jobHead == state.jobs.count else { return [] }
-            return Self.take(state.notes.count, from: &state)
+            return take(state.notes.count, from: &state)
         }
     }
 
@@ -232,7 +283,7 @@ final class Outbox: Sendable {
         return state.withLock { state in
             var count = 0
             while count < state.notes.count, state.notes[count].revision <= limit { count += 1 }
-            return Self.take(count, from: &state)
+            return take(count, from: &state)
         }
     }
 
@@ -256,6 +307,7 @@ final class Outbox: Sendable {
         let (waiter, roomWaiter) = state.withLock { state -> (CheckedContinuation<Void, Never>?, CheckedContinuation<Void, Never>?) in
             state.directWrite = false
             state.replyBytes -= held
+            state.account(unsent.count - held, to: memory)
             let roomWaiter = held > 0 ? state.roomWaiter : nil
             if roomWaiter != nil { state.roomWaiter = nil }
             // Ahead of any job the reader queued meanwhile: those came after this write.
@@ -277,7 +329,10 @@ final class Outbox: Sendable {
     /// Counts a direct write's `count` bytes against the reply budget, without waiting (the reply is made already);
     /// `endDirectWrite(releasing:)` gives them back.
     func holdDirectWrite(_ count: Int) {
-        state.withLock { $0.replyBytes += count }
+        state.withLock { state in
+            state.replyBytes += count
+            state.account(count, to: memory)
+        }
     }
 
     /// Remembers why a direct write failed (the first reason counts), for the session's closing log line.
@@ -299,7 +354,7 @@ final class Outbox: Sendable {
     func next() async -> Next? {
         while true {
             let next: Next?? = state.withLock { state in
-                let next = Self.take(&state)
+                let next = take(&state)
                 // Busy from here until the writer asks again: a direct write must not overtake what it holds.
                 state.writerBusy = next != nil
                 return next
@@ -317,7 +372,7 @@ final class Outbox: Sendable {
     }
 
     /// What `next()` hands out now, in priority order; `nil` when there is nothing (or a direct write is on).
-    private static func take(_ state: inout State) -> Next?? {
+    private func take(_ state: inout State) -> Next?? {
         if state.directWrite { return nil }
         if !state.unsent.isEmpty {
             defer { state.unsent = [] }
@@ -339,19 +394,20 @@ final class Outbox: Sendable {
         if !state.notes.isEmpty { return .some(.notifications(take(state.notes.count, from: &state))) }
         if state.finished, let closing = state.closingLine {
             state.closingLine = nil
-            return .some(.closing(closing.line, ending: closing.ending))
+            return .some(.closing(closing))
         }
         if state.finished { return .some(nil) }
         return nil
     }
 
-    private static func take(_ count: Int, from state: inout State) -> [UInt8] {
+    private func take(_ count: Int, from state: inout State) -> [UInt8] {
         guard count > 0 else { return [] }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(state.notes[..<count].reduce(0) { $0 + $1.line.count })
         for note in state.notes[..<count] { bytes.append(contentsOf: note.line) }
         state.notes.removeFirst(count)
         state.noteBytes -= bytes.count
+        state.account(-bytes.count, to: memory)
         return bytes
     }
 

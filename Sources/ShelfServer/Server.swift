@@ -9,6 +9,10 @@ import ShelfWire
 ///
 /// Life cycle: `start()` binds (so the caller can print the real port), `run()` serves until `shutdown()`.
 /// `shutdown()` may be called more than once and from any task.
+///
+/// The server runs on the event loop (`Reactor.shared`), as its sessions do, and its timers are the loop's: nothing
+/// of it needs the global concurrency pool, whose Dispatch monitor aborts the process (SIGILL) when it cannot open a
+/// file, which is what running out of descriptors means.
 public actor Server {
     enum State {
         case idle
@@ -33,6 +37,14 @@ public actor Server {
     private var lingeringRefusals = 0
     /// Failed `accept` calls (out of descriptors, say): logged at most once every 10 s.
     private var acceptFailures = LogThrottle(interval: .seconds(10))
+    /// `--max-connections` as asked; `configuration.maxConnections` is what the open-file limit allows of it.
+    private var wantedConnections: Int
+    /// A descriptor held open to be given up when `accept` fails for want of one (`refuseWithReserve`).
+    private var reserve = ReserveDescriptor()
+    /// Memory held for all peers, against `--max-memory-bytes`.
+    private let memory: MemoryAccount
+    /// Gives freed connection memory back to the system (`malloc_trim`), at most once a second.
+    private var trim = MemoryTrim()
     private var feedSubscription: UInt64?
     /// With a token: the unauthenticated budget, guess slowdown and their log throttle, shared with every session.
     private let authGate: AuthGate?
@@ -45,9 +57,16 @@ public actor Server {
     public init(list: ReadingList, configuration: ServerConfiguration, log: ServerLog, runID: UUID = UUID.random()) {
         self.list = list
         self.configuration = configuration
+        wantedConnections = configuration.maxConnections
+        memory = MemoryAccount(ceiling: configuration.maxMemoryBytes)
         self.log = log
         self.runID = runID
         authGate = configuration.token == nil ? nil : AuthGate(configuration: configuration)
+    }
+
+    /// The event loop's serial executor: the accept loop and the session bookkeeping run where the sessions do.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        Reactor.shared.executor.serial.asUnownedSerialExecutor()
     }
 
     /// Binds and listens.
@@ -61,6 +80,7 @@ public actor Server {
             configuration.maxConnections = budget.cap
         }
         let listener = try TCPListener.listen(on: configuration.listen)
+        reserve.reopen()
         state = .running(listener)
         // Subscribed before the first connection is accepted, so no watcher can miss a change.
         let feed = self.feed
@@ -77,19 +97,41 @@ public actor Server {
             finishRun()
             return
         }
+        // Everything the loop awaits (accept, the timers) resumes on the event loop, never on the global pool.
+        await withTaskExecutorPreference(Reactor.shared.executor) { await accept(from: listener) }
+        finishRun()
+    }
+
+    private func accept(from listener: TCPListener) async {
         await withDiscardingTaskGroup { group in
             while true {
                 let connection: TCPConnection
                 do {
                     connection = try await listener.accept()
                 } catch SocketError.failed(let call, let code) {
-                    // Out of descriptors or memory: back off instead of spinning; accepting resumes by itself. That
-                    // can last, so at most one line every 10 s, not ten a second.
+                    if code == EMFILE || code == ENFILE {
+                        // The limit may have been lowered under the running process (prlimit): serve fewer.
+                        recheckDescriptorBudget()
+                        switch refuseWithReserve(listener) {
+                        case .refused:
+                            continue
+                        case .noneWaiting:
+                            // Linux fails accept with EMFILE before it looks for a connection: wait for one (a
+                            // closed listener ends the loop at the next accept).
+                            try? await listener.waitForConnection()
+                            continue
+                        case .noReserve:
+                            break
+                        }
+                    }
+                    // Out of descriptors with no reserve to give (the process holds more than its limit now), or
+                    // out of memory: back off instead of spinning; accepting resumes by itself. That can last, so
+                    // at most one line every 10 s, not ten a second.
                     if let unlogged = acceptFailures.admit(now: .now) {
                         let more = unlogged > 0 ? " (\(ServerLog.count(unlogged, "more such failure")) since the last such line)" : ""
                         log("\(call)() failed: \(String(cString: strerror(code))) (errno \(code)); retrying every 100 ms\(more)")
                     }
-                    try? await Task.sleep(for: .milliseconds(100))
+                    try? await Reactor.shared.executor.sleep(for: Self.acceptBackoff)
                     continue
                 } catch {
                     break
@@ -99,7 +141,10 @@ public actor Server {
                     break
                 }
                 if sessions.count >= configuration.maxConnections {
-                    log("connection \(connection.id) from \(connection.peer) refused: \(ServerLog.count(sessions.count, "connection")) open")
+                    recheckDescriptorBudget()
+                }
+                if sessions.count >= configuration.maxConnections {
+                    log.throttled(.refused, "connection \(connection.id) from \(connection.peer) refused: \(ServerLog.count(sessions.count, "connection")) open")
                     // A refused connection holds a descriptor while it lingers, taken from the reserve the
                     // connection cap leaves free (`DescriptorBudget`): only a few may linger at once. The others are
                     // answered and closed right here, before the next accept, so a flood holds no descriptors.
@@ -110,7 +155,7 @@ public actor Server {
                         continue
                     }
                     lingeringRefusals += 1
-                    group.addTask {
+                    group.addTask(executorPreference: connection.executor) {
                         await connection.sayLastLine(line, lingering: true)
                         await self.refusalEnded()
                     }
@@ -118,7 +163,7 @@ public actor Server {
                 }
                 let session = Session(
                     connection: connection, list: list, feed: feed, listCache: listCache, configuration: configuration, log: log,
-                    runID: runID, authGate: authGate)
+                    runID: runID, authGate: authGate, memory: memory)
                 sessions[connection.id] = session
                 if let evicted = authGate?.admit(connection.id), let oldest = sessions[evicted] {
                     authGate?.log(
@@ -136,17 +181,60 @@ public actor Server {
                 }
             }
         }
-        finishRun()
+    }
+
+    /// How long accepting waits after a failure it cannot work around: 100 ms.
+    static let acceptBackoff: Duration = .milliseconds(100)
+
+    /// Re-reads the open-file limit, which can change under a running process, and caps the connections served
+    /// by it again (`DescriptorBudget`); connections already served beyond a lowered cap stay served.
+    private func recheckDescriptorBudget() {
+        let budget = DescriptorBudget.connections(wanted: wantedConnections)
+        guard budget.cap != configuration.maxConnections else { return }
+        if budget.cap < configuration.maxConnections {
+            log("serving at most \(budget.cap) connections, not \(wantedConnections): the open-file limit is now \(budget.limit) (raise it with ulimit -n)")
+        } else {
+            log("serving at most \(budget.cap) connections again: the open-file limit is now \(budget.limit)")
+        }
+        configuration.maxConnections = budget.cap
+    }
+
+    /// Out of descriptors: gives up the reserve for a moment to accept one waiting connection, tell it
+    /// `too_many_connections` and close it, so waiting clients get an answer rather than a hang, and the loop waits
+    /// for the next one instead of retrying a full backlog.
+    private func refuseWithReserve(_ listener: TCPListener) -> ReserveRefusal {
+        guard reserve.release() else {
+            reserve.reopen()
+            return .noReserve
+        }
+        defer { reserve.reopen() }
+        guard let connection = try? listener.acceptNow() else { return .noneWaiting }
+        log.throttled(.refused, "connection \(connection.id) from \(connection.peer) refused: out of file descriptors")
+        _ = try? connection.writeNow(Self.refusalLine(limit: configuration.maxConnections)[...])
+        connection.close()
+        return .refused
+    }
+
+    /// What `refuseWithReserve` did.
+    private enum ReserveRefusal {
+        /// A waiting connection was answered and closed.
+        case refused
+        /// No connection was waiting.
+        case noneWaiting
+        /// There was no reserve to give up: the process holds more descriptors than its limit now.
+        case noReserve
     }
 
     private func finishRun() {
+        reserve.release()
         runFinished = true
         for waiter in runWaiters { waiter.resume() }
         runWaiters.removeAll()
     }
 
-    /// Stops accepting, lets each session write the replies it owes (saves in flight finish), closes every
-    /// connection, and returns when the server has stopped. Idempotent.
+    /// Stops accepting, lets each session write the replies it owes (saves in flight finish) and then a `closing`
+    /// notification with reason `shutdown` (protocol/PROTOCOL.md §3), closes every connection, and returns when
+    /// the server has stopped. Idempotent.
     public func shutdown() async {
         switch state {
         case .idle:
@@ -161,10 +249,10 @@ public actor Server {
             listener.close()
         }
         log("shutting down: \(ServerLog.count(sessions.count, "connection")) open")
-        for session in sessions.values { session.stop() }
-        let deadline = Task { [weak self] in
-            try? await Task.sleep(for: Self.drainTimeout)
-            await self?.closeAll()
+        for session in sessions.values { session.stopForShutdown() }
+        let executor = Reactor.shared.executor
+        let deadline = executor.schedule(after: Self.drainTimeout) { [weak self] in
+            Task(executorPreference: executor) { await self?.closeAll() }
         }
         await waitForRun()
         deadline.cancel()
@@ -202,5 +290,6 @@ public actor Server {
 
     private func remove(_ id: UInt64) {
         sessions[id] = nil
+        trim.sessionEnded(memory: memory)
     }
 }

@@ -15,6 +15,14 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxOutboundBytes: Int
     /// Recent changes kept so that `watch` can resume from a revision. Default 10,000.
     public var historyLimit: Int
+    /// The most bytes those kept changes may take, by `ChangeHistory.estimatedBytes(of:)` (a change's title plus
+    /// 160); the oldest are dropped first. Default 64 MiB.
+    public var historyBytes = ChangeHistory.defaultByteLimit
+    /// The most bytes the server holds for all its peers together: unfinished request lines and queued replies and
+    /// notifications (protocol/PROTOCOL.md §10). A connection that asks for more while they are at it is closed
+    /// with a `closing` notification (`memory_limit`); a watcher whose change would pass it is cut off as a slow
+    /// consumer. Default 256 MiB.
+    public var maxMemoryBytes = ServerConfiguration.defaultMaxMemoryBytes
     /// Connections served at once; the next one gets one `too_many_connections` error line and is closed.
     /// Default 1024.
     public var maxConnections: Int
@@ -42,6 +50,14 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The most bytes a session reads at once, in bytes; a read that comes back this full lets the event loop serve
     /// other connections first. Not a flag: tests make it tiny, so that a fast sender fills every read.
     var readChunkBytes = 65_536
+    /// How long one write may wait for the peer to read before the connection is closed and logged as `write timed
+    /// out` (protocol/PROTOCOL.md §10). Not a flag: tests make it short. Default `Session.writeTimeout`, 60 s.
+    var writeTimeout = Session.writeTimeout
+
+    /// The default `maxMemoryBytes`: 256 MiB. Room for 32 connections with full 8 MiB outbound queues, or 256
+    /// unfinished lines of the 1 MiB maximum, which a household or LAN server never needs at once, while a 2-core
+    /// machine with a few GiB of memory stays well clear of swapping.
+    public static let defaultMaxMemoryBytes = 256 << 20
 
     /// A configuration with the defaults documented on each property (README, "shelfd").
     public init(

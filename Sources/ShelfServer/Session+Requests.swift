@@ -202,7 +202,7 @@ extension Session {
         let slot = gate.slot(for: address)
         if slot > .now {
             do {
-                try await Task.sleep(until: slot, clock: .continuous)
+                try await connection.executor.sleep(until: slot)
             } catch {
                 // The connection is closing (its auth deadline, say): nothing is checked for it any more.
                 context.keepReading = false

@@ -22,6 +22,9 @@ final class Session: Sendable {
     /// The server's run id, for `hello`.
     let runID: UUID
     let outbox: Outbox
+    /// The server-wide account of memory held for peers (`--max-memory-bytes`): the framer's unfinished line and
+    /// the outbox's queued bytes are charged to it.
+    let memory: MemoryAccount?
     /// Set when the server has a token: requests other than `hello`, `ping` and `auth` need `auth` first.
     let tokenCheck: TokenCheck?
     /// The server's authentication budget and guess slowdown; set exactly when `tokenCheck` is.
@@ -41,7 +44,8 @@ final class Session: Sendable {
 
     init(
         connection: TCPConnection, list: ReadingList, feed: ChangeFeed, listCache: ListReplyCache,
-        configuration: ServerConfiguration, log: ServerLog, runID: UUID, authGate: AuthGate? = nil
+        configuration: ServerConfiguration, log: ServerLog, runID: UUID, authGate: AuthGate? = nil,
+        memory: MemoryAccount? = nil
     ) {
         self.connection = connection
         self.list = list
@@ -50,12 +54,14 @@ final class Session: Sendable {
         self.configuration = configuration
         self.log = log
         self.runID = runID
-        outbox = Outbox(maxBytes: configuration.maxOutboundBytes)
+        self.memory = memory
+        outbox = Outbox(maxBytes: configuration.maxOutboundBytes, memory: memory)
         tokenCheck = configuration.token.map(TokenCheck.init(token:))
         self.authGate = tokenCheck == nil ? nil : authGate ?? AuthGate(configuration: configuration)
     }
 
-    /// How long one write may wait for the peer to read before the connection is closed (protocol/PROTOCOL.md §10).
+    /// How long one write may wait for the peer to read before the connection is closed (protocol/PROTOCOL.md §10):
+    /// 60 s, `ServerConfiguration.writeTimeout`'s default.
     static let writeTimeout: Duration = .seconds(60)
 
     /// Serves the connection until the peer closes it, it fails, or `stop()` is called; then closes it.
@@ -69,20 +75,35 @@ final class Session: Sendable {
             return state.stopRequested
         }
         if stopNow { task.cancel() }
-        let watchdog = configuration.idleTimeout.map { timeout in Task { await self.watchIdle(timeout) } }
-        let authDeadline = authGate.map { gate in Task { await self.enforceAuthDeadline(gate) } }
+        // On the event loop, as their timers are: nothing of a session runs on the global pool.
+        let watchdog = configuration.idleTimeout.map { timeout in
+            Task(executorPreference: connection.executor) { await self.watchIdle(timeout) }
+        }
+        let authDeadline = authGate.map { gate in
+            Task(executorPreference: connection.executor) { await self.enforceAuthDeadline(gate) }
+        }
         let ending = await writeLoop(window: window)
         watchdog?.cancel()
         authDeadline?.cancel()
         authGate?.ended(connection.id)
         feed.remove(connection.id)
         await task.value
+        outbox.releaseMemory()
         await connection.closeGracefully(within: Self.closingLinger)
         if let ending, ending != Self.endingLoggedAlready {
-            log("connection \(connection.id) from \(connection.peer) closed (\(ending))")
+            log.throttled(.closedForReason, "connection \(connection.id) from \(connection.peer) closed (\(ending))")
         } else if configuration.logsConnections {
             log("connection \(connection.id) closed")
         }
+    }
+
+    /// Stops reading new requests, as `stop()`, and sends `closing` with reason `shutdown` after the replies owed
+    /// (protocol/PROTOCOL.md §3, §12): a watcher can tell a planned restart from a crash.
+    func stopForShutdown() {
+        // Logged once for all of them (`Server.shutdown()`); closed gracefully, as every connection at a shutdown.
+        close(
+            reason: "shutdown", message: "Closing: the server is shutting down", ending: Self.endingLoggedAlready,
+            closesAtOnce: false)
     }
 
     /// Stops reading new requests; replies already owed are still written, then the connection closes.
@@ -103,6 +124,9 @@ final class Session: Sendable {
     /// Reads, frames and carries out requests until the peer stops sending, the session stops or reading fails.
     private nonisolated(nonsending) func readRequests(window: RequestWindow) async {
         var framer = LineFramer(maxLineBytes: configuration.maxLineBytes, answersTelnet: true)
+        // What the framer's unfinished line has charged to the server's memory account.
+        var framerCharge = 0
+        defer { memory?.refund(framerCharge) }
         var context = ReaderContext(authenticated: tokenCheck == nil)
         var handledThisTurn = 0
         var events: [LineFramer.Event] = []
@@ -122,6 +146,16 @@ final class Session: Sendable {
             let atEnd = bytes.isEmpty
             // The last line may lack its LF; it is still answered, then the session ends.
             if atEnd { events = framer.finish() } else { framer.push(bytes, into: &events) }
+            if let memory {
+                let buffered = framer.bufferedByteCount
+                // The connection that asks for more while the server is at its ceiling is the one closed.
+                if (buffered > framerCharge && !memory.charge(buffered - framerCharge)) || memory.isFull {
+                    closeForMemory(memory)
+                    return
+                }
+                if buffered < framerCharge { memory.refund(framerCharge - buffered) }
+                framerCharge = buffered
+            }
             // Lines already read are still answered after stop(): only reading more stops.
             var index = 0
             while index < events.count {
@@ -171,6 +205,8 @@ final class Session: Sendable {
     /// - Returns: why the connection ended early, if it did.
     private func writeLoop(window: RequestWindow) async -> String? {
         var ending: String?
+        // The ending of a `closing` line written like a reply (not closing at once), logged once the session ends.
+        var gracefulEnding: String?
         while let next = await outbox.next() {
             var bytes: ArraySlice<UInt8>
             var held = 0
@@ -196,16 +232,22 @@ final class Session: Sendable {
                 if ending == nil { await cutOffSlowConsumer() }
                 ending = ending ?? Self.slowConsumerEnding(outbox.maxBytes)
                 continue
-            case .closing(let line, let reason):
-                // Not lingering: the reader may still be reading this socket (closing gracefully reads too, and
-                // two reads at once on one socket stop the process); an idle client sent nothing to reset on.
-                if ending == nil { await connection.sayLastLine(line, lingering: false) }
-                ending = ending ?? reason
-                continue
+            case .closing(let last):
+                guard ending == nil else { continue }
+                if last.closesAtOnce {
+                    // Not lingering: the reader may still be reading this socket (closing gracefully reads too, and
+                    // two reads at once on one socket stop the process); an idle client sent nothing to reset on.
+                    await connection.sayLastLine(last.line, lingering: false)
+                    ending = last.ending
+                    continue
+                }
+                // Written like any reply; `run()` closes gracefully once the reader is done.
+                bytes = last.line[...]
+                gracefulEnding = last.ending
             }
             if ending == nil, !bytes.isEmpty {
                 do {
-                    try await connection.write(bytes, within: Self.writeTimeout)
+                    try await connection.write(bytes, within: configuration.writeTimeout)
                 } catch {
                     // A slow consumer's stuck write is ended by closing the socket: say why it was closed.
                     ending = outbox.hasOverflowed ? Self.slowConsumerEnding(outbox.maxBytes) : "\(error)"
@@ -217,7 +259,7 @@ final class Session: Sendable {
             }
             outbox.releaseReplyBytes(held)
         }
-        return outbox.writeFailure ?? ending
+        return outbox.writeFailure ?? ending ?? gracefulEnding
     }
 
     /// The log's reason for cutting off a slow consumer.
@@ -231,7 +273,7 @@ final class Session: Sendable {
         while !Task.isCancelled {
             let deadline = lastActivity.withLock { $0 } + timeout
             if ContinuousClock.now < deadline {
-                try? await Task.sleep(until: deadline, clock: .continuous)
+                try? await connection.executor.sleep(until: deadline)
                 continue
             }
             if feed.isWatching(connection.id) || !outbox.isIdle {
@@ -246,11 +288,24 @@ final class Session: Sendable {
         }
     }
 
+    /// Ends a connection that asked for memory while the server holds `memory.ceiling` for its peers: the replies
+    /// it is owed go out, then a `closing` notification (`memory_limit`, protocol/PROTOCOL.md §10), then it closes.
+    /// Requests of its last read are not carried out.
+    private func closeForMemory(_ memory: MemoryAccount) {
+        outbox.close(
+            with: ServerNotification.closing(
+                reason: "memory_limit",
+                message: "Closing: the server holds as much memory for its connections as it may (\(memory.ceiling) bytes, --max-memory-bytes); try again later"
+            ).line,
+            ending: "memory limit: the server holds \(memory.heldBytes) of at most \(memory.ceiling) bytes for its peers",
+            closesAtOnce: false)
+    }
+
     /// Closes the connection with a `closing` notification (`auth_timeout`) if it has not authenticated within
     /// `--auth-timeout` of its accept (protocol/PROTOCOL.md §12).
     private func enforceAuthDeadline(_ gate: AuthGate) async {
         let timeout = configuration.authTimeout
-        do { try await Task.sleep(for: timeout) } catch { return }
+        do { try await connection.executor.sleep(for: timeout) } catch { return }
         guard gate.isWaiting(connection.id) else { return }
         gate.log("connection \(connection.id) from \(connection.peer): no auth within \(timeout); closing", to: log)
         close(
@@ -264,9 +319,11 @@ final class Session: Sendable {
     static let endingLoggedAlready = "logged already"
 
     /// Sends a `closing` notification with `reason` and `message` after the replies owed, and closes the connection;
-    /// `ending` is what the log says (`endingLoggedAlready`: nothing). Reading stops at once.
-    func close(reason: String, message: String, ending: String) {
-        outbox.close(with: ServerNotification.closing(reason: reason, message: message).line, ending: ending)
+    /// `ending` is what the log says (`endingLoggedAlready`: nothing); `closesAtOnce` as in `Outbox.LastLine`.
+    /// Reading stops at once.
+    func close(reason: String, message: String, ending: String, closesAtOnce: Bool = true) {
+        outbox.close(
+            with: ServerNotification.closing(reason: reason, message: message).line, ending: ending, closesAtOnce: closesAtOnce)
         stop()
     }
 

@@ -18,8 +18,8 @@ public enum ShelfdCommand: Equatable {
         usage: shelfd [--listen HOST:PORT] [--store file:PATH|memory] [--token-file PATH]
                       [--insecure-no-auth] [--auth-timeout SECONDS] [--max-unauthenticated N]
                       [--max-connections N] [--idle-timeout SECONDS]
-                      [--max-line-bytes N] [--max-outbound-bytes N] [--history N] [--verbose]
-                      [--help] [--version]
+                      [--max-line-bytes N] [--max-outbound-bytes N] [--max-memory-bytes N]
+                      [--history N] [--history-bytes N] [--verbose] [--help] [--version]
 
         Serves one shared reading list over TCP (newline-delimited JSON-RPC 2.0).
 
@@ -45,7 +45,11 @@ public enum ShelfdCommand: Equatable {
                                   it is cut off as a slow consumer, a client that does not read its
                                   replies is not read from until it catches up
                                   (default \(ServerConfiguration().maxOutboundBytes))
+          --max-memory-bytes N    bytes held for all connections together (unfinished lines, queued
+                                  replies and notifications); a connection asking for more is closed
+                                  (default \(ServerConfiguration.defaultMaxMemoryBytes))
           --history N             recent changes kept for `watch` to resume from (default \(ReadingList.defaultHistoryLimit))
+          --history-bytes N       bytes those changes may take at most (default \(ChangeHistory.defaultByteLimit))
           --verbose               log every connection as it opens and closes
           -h, --help              show this help
           --version               show the version
@@ -97,6 +101,11 @@ public enum ShelfdCommand: Equatable {
                 case "max-outbound-bytes":
                     configuration.maxOutboundBytes = try number(
                         name, try scanner.value(of: name, inline: inline), in: 4096...(1 << 34))
+                case "max-memory-bytes":
+                    configuration.maxMemoryBytes = try number(
+                        name, try scanner.value(of: name, inline: inline), in: (1 << 20)...(1 << 40))
+                case "history-bytes":
+                    configuration.historyBytes = try number(name, try scanner.value(of: name, inline: inline), in: 0...(1 << 40))
                 case "history":
                     configuration.historyLimit = try number(name, try scanner.value(of: name, inline: inline), in: 0...10_000_000)
                 case "max-connections":

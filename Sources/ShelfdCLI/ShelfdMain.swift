@@ -46,6 +46,7 @@ public enum ShelfdMain {
         do {
             list = try await ReadingList(
                 store: options.store.makeStore(log: { log($0) }), historyLimit: options.configuration.historyLimit,
+                historyBytes: options.configuration.historyBytes,
                 executor: Reactor.shared.executor.serial, completionExecutor: Reactor.shared.executor)
         } catch {
             log("cannot open the store: \(error)")

@@ -75,6 +75,76 @@ import Testing
         }
     }
 
+    /// The open-file limit lowered under a running `shelfd` (`prlimit --pid PID --nofile=64:64`), then 120
+    /// connections: accept ran into EMFILE, and 2-11 s later libdispatch's worker-pool monitor, which could not open
+    /// `/proc/TID/stat`, killed the process with SIGILL (`*** Signal 4 ***`), dropping every connection.
+    @Test("with the limit lowered to 64 under a running shelfd and 120 connections: it stays up, serves the ones it has, refuses the rest, and serves new ones once they close")
+    func limitLoweredUnderARunningServer() async throws {
+        try await Sandbox.with { sandbox in
+            let child = try ChildProcess.launch(
+                try Executables.url("shelfd"), ["--listen", "127.0.0.1:0", "--store", "memory"], environment: sandbox.environment)
+            let prefix = "shelfd listening on "
+            let line = try #require(await child.waitForLine(startingWith: prefix, timeout: .seconds(10)), "shelfd did not start: \(child.stderrSoFar)")
+            let port = try #require(UInt16(line.split(separator: ":").last ?? ""))
+            // prlimit(2) is not in Swift's Glibc module (it needs _GNU_SOURCE): util-linux's prlimit calls it.
+            let pid = child.pid
+            let status = await onOwnThread { () -> Int32? in
+                let prlimit = try? Process.run(
+                    URL(filePath: "/usr/bin/prlimit"), arguments: ["--pid", "\(pid)", "--nofile=\(Self.limit):\(Self.limit)"])
+                prlimit?.waitUntilExit()
+                return prlimit?.terminationStatus
+            }
+            try #require(status == 0, "prlimit failed: \(String(describing: status))")
+            let outcome = await onOwnThread { () -> Result<(served: Int, refused: Int, rounds: Int), LineSocketError> in
+                Result {
+                    let sockets = try (0..<120).map { index -> BlockingLineSocket in
+                        let socket = try BlockingLineSocket.connect(port: port)
+                        try socket.sendLine(#"{"id":\#(index),"method":"ping"}"#)
+                        return socket
+                    }
+                    defer { sockets.forEach { $0.close() } }
+                    var served: [BlockingLineSocket] = []
+                    var refused = 0
+                    for (index, socket) in sockets.enumerated() {
+                        let reply = try socket.readLine(timeout: .seconds(10))
+                        if reply == #"{"jsonrpc":"2.0","id":\#(index),"result":"pong"}"# {
+                            served.append(socket)
+                        } else if reply?.contains(#""code":7,"#) == true {
+                            refused += 1
+                        } else {
+                            throw LineSocketError.timedOut("odd reply \(reply ?? "none") on connection \(index)")
+                        }
+                    }
+                    // The monitor looks every second: keep the served connections busy for 5 s, out of descriptors.
+                    let until = ContinuousClock.now + .seconds(5)
+                    var rounds = 0
+                    while ContinuousClock.now < until {
+                        for socket in served {
+                            try socket.sendLine(#"{"id":"again","method":"ping"}"#)
+                            guard try socket.readLine(timeout: .seconds(10)) == #"{"jsonrpc":"2.0","id":"again","result":"pong"}"# else {
+                                throw LineSocketError.timedOut("a served connection stopped answering in round \(rounds)")
+                            }
+                        }
+                        rounds += 1
+                    }
+                    return (served.count, refused, rounds)
+                }.mapError { $0 as? LineSocketError ?? .timedOut("\($0)") }
+            }
+            if let ended = await child.waitForExit(timeout: .milliseconds(100)) {
+                Issue.record("shelfd ended (signal: \(ended.signaled), status \(ended.status)); stderr: \(ended.stderr.suffix(500))")
+                return
+            }
+            let counts = try outcome.get()
+            #expect(counts.served > 0 && counts.served + counts.refused == 120, "\(counts)")
+            #expect(child.stderrSoFar.contains("serving at most \(Self.limit - 32) connections, not 1024: the open-file limit is now \(Self.limit)"))
+            // Every connection is closed now: once shelfd has seen the closes, a new one is served.
+            #expect(try await Self.freshPing(port: port).get() == #"{"jsonrpc":"2.0","id":"fresh","result":"pong"}"#)
+            let stopped = await child.terminate(grace: .seconds(5))
+            #expect(stopped?.status == 0 && stopped?.signaled == false, "\(String(describing: stopped)); stderr: \(stopped?.stderr.suffix(500) ?? "")")
+            print("descriptors lowered to \(Self.limit) under a running shelfd: \(counts.served) served, \(counts.refused) refused, \(counts.rounds) rounds of pings over 5 s")
+        }
+    }
+
     /// `shelfd --listen 127.0.0.1:0 --store memory` under `ulimit -n 64`.
     private static func launchShelfd(in sandbox: Sandbox) throws -> ChildProcess {
         let shelfd = try Executables.url("shelfd")
@@ -145,9 +215,15 @@ import Testing
 
         // Once the clients close, descriptors free up and a new connection is served.
         open.forEach { $0.close() }
-        // The server notices the closes asynchronously: until it has, a new connection is still refused (code 7),
-        // so try again — each refusal is itself the event waited for — for at most 10 s.
-        let fresh = await onOwnThread { () -> Result<String?, LineSocketError> in
+        #expect(try await Self.freshPing(port: port).get() == #"{"jsonrpc":"2.0","id":"fresh","result":"pong"}"#)
+        print("descriptors: limit \(Self.limit), \(Self.connections) connections, \(served) served, \(refused) refused, CPU \(used) s in \(window)")
+    }
+
+    /// The reply to a ping on a new connection, once the server stops refusing them. The server notices closes
+    /// asynchronously: until it has, a new connection is still refused (code 7), so try again — each refusal is
+    /// itself the event waited for — for at most 10 s.
+    static func freshPing(port: UInt16) async -> Result<String?, LineSocketError> {
+        await onOwnThread {
             Result {
                 let deadline = ContinuousClock.now + .seconds(10)
                 while true {
@@ -160,8 +236,6 @@ import Testing
                 }
             }.mapError { $0 as? LineSocketError ?? .timedOut("\($0)") }
         }
-        #expect(try fresh.get() == #"{"jsonrpc":"2.0","id":"fresh","result":"pong"}"#)
-        print("descriptors: limit \(Self.limit), \(Self.connections) connections, \(served) served, \(refused) refused, CPU \(used) s in \(window)")
     }
 
     /// How many descriptors process `pid` has open.

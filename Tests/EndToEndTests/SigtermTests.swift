@@ -141,6 +141,11 @@ import Testing
                 report.ending = "end of stream"
                 return report
             }
+            // The last line of a shutdown, after every reply owed; requests sent after it began get none.
+            if line.hasPrefix(#"{"jsonrpc":"2.0","method":"closing","params":{"reason":"shutdown""#) {
+                report.ending = "closing (shutdown)"
+                return report
+            }
             guard let expected = inFlight.first else {
                 report.problems.append("a reply nobody asked for: \(line)")
                 continue

@@ -9,7 +9,7 @@ import Testing
     /// Under `Server.drainTimeout` (4 s), with room for a loaded machine.
     static let lingerMargin: Duration = .milliseconds(3_500)
 
-    @Test("SIGTERM while a client has sent 100,000 adds in one write and reads slowly: it gets a whole reply for every saved change, in order, then end of stream")
+    @Test("SIGTERM while a client has sent 100,000 adds in one write and reads slowly: it gets a whole reply for every saved change, in order, then closing (shutdown) and end of stream")
     func aSlowReaderGetsEveryReplyItIsOwed() async throws {
         try await Sandbox.with { sandbox in
             let store = ["--store", "file:\(sandbox.storePath)"]
@@ -32,6 +32,14 @@ import Testing
                         return (replies, problems, "\(error)")
                     }
                     guard let line else { return (replies, problems, "end of stream") }
+                    if line.hasPrefix(#"{"jsonrpc":"2.0","method":"closing","params":{"reason":"shutdown""#) {
+                        do {
+                            let after = try socket.readLine(timeout: .seconds(20))
+                            return (replies, problems, after.map { "after closing: \($0.prefix(120))" } ?? "closing (shutdown), then end of stream")
+                        } catch {
+                            return (replies, problems, "after closing: \(error)")
+                        }
+                    }
                     let reply = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
                     let result = reply?["result"] as? [String: Any]
                     if reply?["id"] as? Int != replies || result?["revision"] as? Int != replies + 1 {
@@ -48,7 +56,7 @@ import Testing
             let outcome = try #require(await daemon.child.waitForExit(timeout: .seconds(10)), "shelfd did not exit")
             #expect(outcome.status == 0 && !outcome.signaled, "exit \(outcome.status), stderr: \(outcome.stderr.suffix(500))")
             #expect(read.problems.isEmpty, "\(read.problems)")
-            #expect(read.ending == "end of stream", "after \(read.replies) replies: \(read.ending)")
+            #expect(read.ending == "closing (shutdown), then end of stream", "after \(read.replies) replies: \(read.ending)")
 
             let restarted = try await RunningShelfd.start(store, environment: sandbox.environment)
             let listed = await onOwnThread { SigtermTests.list(port: UInt16(restarted.port) ?? 0) }

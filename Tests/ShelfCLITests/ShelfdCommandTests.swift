@@ -136,6 +136,10 @@ import Testing
             (["--max-outbound-bytes=17179869184"], \.maxOutboundBytes, 1 << 34),
             (["--history", "0"], \.historyLimit, 0),
             (["--history=10000000"], \.historyLimit, 10_000_000),
+            (["--history-bytes", "0"], \.historyBytes, 0),
+            (["--history-bytes=1099511627776"], \.historyBytes, 1 << 40),
+            (["--max-memory-bytes", "1048576"], \.maxMemoryBytes, 1 << 20),
+            (["--max-memory-bytes=1099511627776"], \.maxMemoryBytes, 1 << 40),
         ] as [([String], WritableKeyPath<ServerConfiguration, Int> & Sendable, Int)])
     func numbersInRange(arguments: [String], setting: WritableKeyPath<ServerConfiguration, Int> & Sendable, value: Int) throws {
         var configuration = ServerConfiguration()
@@ -143,7 +147,7 @@ import Testing
         #expect(try Self.parse(arguments) == .serve(ShelfdOptions(configuration: configuration, store: Self.homeStore)))
     }
 
-    @Test("the numeric options default to 1 MiB per line, 8 MiB queued per connection, 10000 changes of history, 1024 connections and no idle timeout")
+    @Test("the numeric options default to 1 MiB per line, 8 MiB queued per connection, 256 MiB for all connections, 10000 changes and 64 MiB of history, 1024 connections and no idle timeout")
     func numberDefaults() throws {
         guard case .serve(let options) = try Self.parse([]) else {
             Issue.record("no arguments did not parse to serve")
@@ -153,6 +157,8 @@ import Testing
         #expect(configuration.maxLineBytes == 1 << 20)
         #expect(configuration.maxOutboundBytes == 8 << 20)
         #expect(configuration.historyLimit == 10_000)
+        #expect(configuration.historyBytes == 64 << 20)
+        #expect(configuration.maxMemoryBytes == 256 << 20)
         #expect(configuration.maxConnections == 1024)
         #expect(configuration.idleTimeout == nil)
     }
@@ -163,6 +169,8 @@ import Testing
             ("max-line-bytes", "64 to 1073741824", ["63", "0", "-1", "1073741825", "99999999999999999999", "1k", "", " 64", "0x40"]),
             ("max-outbound-bytes", "4096 to 17179869184", ["4095", "17179869185", "8M", ""]),
             ("history", "0 to 10000000", ["-1", "10000001", "1e3", "ten"]),
+            ("history-bytes", "0 to 1099511627776", ["-1", "1099511627777", "64M"]),
+            ("max-memory-bytes", "1048576 to 1099511627776", ["1048575", "1099511627777", "256M", ""]),
         ])
     func numbersOutOfRange(option: String, range: String, texts: [String]) {
         for text in texts {

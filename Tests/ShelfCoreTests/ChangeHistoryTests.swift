@@ -34,6 +34,33 @@ struct ChangeHistoryTests {
         #expect(history.changes(after: 1) == nil)
     }
 
+    @Test("a history drops its oldest changes while they take more than its byte limit, and refuses a watch from before them")
+    func byteLimit() async throws {
+        let title = String(repeating: "t", count: 1000)
+        let item = { (n: Int) in
+            Item(id: SequentialIDs.id(UInt64(n)), title: title, isRead: false, addedAt: Date(timeIntervalSince1970: 0), revision: UInt64(n))
+        }
+        let added = { (n: Int) in RevisionedChange(revision: UInt64(n), change: .added(item(n))) }
+        #expect(ChangeHistory.estimatedBytes(of: added(1)) == 1160)
+        #expect(ChangeHistory.estimatedBytes(of: change(1)) == 160)
+        var history = ChangeHistory(capacity: 100, byteLimit: 3 * 1160, revision: 0)
+        for n in 1...5 { history.append(added(n)) }
+        #expect(history.count == 3 && history.keptBytes == 3 * 1160 && history.base == 2)
+        #expect(history.changes(after: 2) == [added(3), added(4), added(5)])
+        #expect(history.changes(after: 1) == nil)
+        // A small change makes room by dropping only as many old ones as needed.
+        history.append(RevisionedChange(revision: 6, change: .removed(SequentialIDs.id(1))))
+        #expect(history.count == 3 && history.base == 3)
+
+        let list = try await ReadingList(
+            store: MemoryListStore(), now: FixedClock().reader, newID: SequentialIDs().generator, historyBytes: 2 * 1160)
+        for _ in 1...3 { _ = try await list.apply(.add(title: title)) }
+        await #expect(throws: ReadingListError.compacted(requested: 0, current: 3)) {
+            try await list.watch(since: 0) { _, _ in }
+        }
+        #expect(try await list.watch(since: 1) { _, _ in } == 3)
+    }
+
     @Test("watch hands over the published changes after since, and refuses compacted or future revisions")
     func watchBacklog() async throws {
         let list = try await ReadingList(

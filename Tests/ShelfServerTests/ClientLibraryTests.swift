@@ -3,6 +3,7 @@ import Glibc
 import ShelfClient
 import ShelfCore
 import ShelfJSON
+import ShelfServer
 import ShelfSockets
 import ShelfWire
 import Testing
@@ -151,6 +152,32 @@ import ShelfTestSupport
                 try await group.waitForAll()
             }
             await client.close()
+        }
+    }
+
+    /// Found by an attack run: the client read every notification into an unbounded stream while its consumer was
+    /// stuck (`shelf watch` with its output blocked: 21.9 MB to 299 MB), so the server's limit never applied.
+    @Test("a client whose notifications are not taken stops reading: the server cuts it off as a slow consumer, and the notifications it got then end")
+    func untakenNotificationsHoldTheServerBack() async throws {
+        let configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0), maxOutboundBytes: 65_536)
+        try await withRecordingTestServer(configuration: configuration) { server, log in
+            let watcher = try await ShelfClient.connect(to: server.address)
+            _ = try await watcher.call(.watch(since: nil))
+            let writer = try await ShelfClient.connect(to: server.address)
+            // 1,000-character titles: about 1.1 KB a notification. Unbounded, the client takes all 30,000 (33 MB)
+            // and is never cut off; bounded, the kernel's buffers, its 256 KiB and the server's 64 KiB fill first.
+            let title = String(repeating: "n", count: 1_000)
+            var added = 0
+            while log.count(containing: "slow consumer") == 0, added < 30_000 {
+                _ = try await writer.apply(.add(title: title))
+                added += 1
+            }
+            #expect(log.count(containing: "slow consumer") == 1, "not cut off after \(added) changes")
+            var received = 0
+            for await notification in watcher.notifications where notification.method == "changed" { received += 1 }
+            #expect(received < added, "\(received) of \(added) changes")
+            await writer.close()
+            await watcher.close()
         }
     }
 

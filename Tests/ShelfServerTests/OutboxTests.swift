@@ -12,7 +12,7 @@ struct OutboxTests {
         case .notifications(let bytes)?: return "notifications: " + String(decoding: bytes, as: UTF8.self)
         case .unsent(let bytes)?: return "unsent: " + String(decoding: bytes, as: UTF8.self)
         case .overflow?: return "overflow"
-        case .closing(let line, _)?: return "closing: " + String(decoding: line, as: UTF8.self)
+        case .closing(let last)?: return "closing: " + String(decoding: last.line, as: UTF8.self)
         case nil: return "end"
         }
     }

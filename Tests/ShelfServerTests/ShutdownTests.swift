@@ -5,7 +5,8 @@ import ShelfSockets
 import Testing
 import ShelfTestSupport
 
-/// `Server.shutdown()`: stops accepting, finishes the replies it owes, closes every connection; idempotent.
+/// `Server.shutdown()`: stops accepting, finishes the replies it owes, says `closing` (`shutdown`), closes every
+/// connection; idempotent.
 @Suite struct ShutdownTests {
     @Test("shutdown closes every connected client and returns")
     func closesClients() async throws {
@@ -19,9 +20,39 @@ import ShelfTestSupport
             }
             await server.server.shutdown()
             for client in clients {
+                #expect(try await client.readLine() == ExpectedLine.closingShutdown)
                 #expect(try await client.readLine() == nil)
                 client.close()
             }
+        }
+    }
+
+    /// Without it a planned restart looked like a crash to every watcher: the connection just ended.
+    @Test("at shutdown a watcher is sent closing with reason shutdown, then end of stream; a writer gets its owed reply first")
+    func watcherIsToldOfTheShutdown() async throws {
+        let store = GatedListStore()
+        try await withRecordingTestServer(store: store) { server, log in
+            let watcher = try await server.connect()
+            #expect(try await watcher.exchange(#"{"id":1,"method":"watch"}"#) == ExpectedLine.result("1", #"{"revision":0}"#))
+            let writer = try await server.connect()
+            try await writer.send(#"{"id":2,"method":"add","params":{"title":"Dune"}}"# + "\n")
+            try await waitUntil { store.enqueuedCount == 1 }
+            let shutdown = Task { await server.server.shutdown() }
+            try await waitUntil { log.count(containing: "shutting down") == 1 }
+            store.open()
+            // The watcher's session does not wait for other connections' saves: the change may come before it or not.
+            var watcherLines: [String] = []
+            while let line = try await watcher.readLine() { watcherLines.append(line) }
+            let change = ExpectedNotification.added(1, ExpectedLine.itemJSON(1, "Dune", revision: 1))
+            #expect(watcherLines == [ExpectedLine.closingShutdown] || watcherLines == [change, ExpectedLine.closingShutdown])
+            #expect(try await writer.readLine() == ExpectedLine.item("2", revision: 1, item: ExpectedLine.itemJSON(1, "Dune", revision: 1)))
+            #expect(try await writer.readLine() == ExpectedLine.closingShutdown)
+            #expect(try await writer.readLine() == nil)
+            await shutdown.value
+            // One line for the shutdown, none per connection.
+            #expect(log.count(containing: "closed") == 0)
+            watcher.close()
+            writer.close()
         }
     }
 
@@ -34,6 +65,7 @@ import ShelfTestSupport
             async let second: Void = server.server.shutdown()
             _ = await (first, second)
             await server.server.shutdown()
+            #expect(try await client.readLine() == ExpectedLine.closingShutdown)
             #expect(try await client.readLine() == nil)
             client.close()
         }
@@ -45,6 +77,7 @@ import ShelfTestSupport
             let client = try await server.connect()
             #expect(try await client.exchange(#"{"id":1,"method":"ping"}"#) == ExpectedLine.pong("1"))
             await server.server.shutdown()
+            #expect(try await client.readLine() == ExpectedLine.closingShutdown)
             #expect(try await client.readLine() == nil)
             client.close()
             let error = await #expect(throws: ClientError.self) { try await ShelfClient.connect(to: server.address) }
@@ -103,6 +136,7 @@ import ShelfTestSupport
             try await client.send(#"{"id":1,"method":"ping"}"# + "\n" + #"{"id":2,"method":"pi"#)
             #expect(try await client.nextLine() == ExpectedLine.pong("1"))
             await server.server.shutdown()
+            #expect(try await client.readLine() == ExpectedLine.closingShutdown)
             #expect(try await client.readLine() == nil)
             client.close()
         }
@@ -127,6 +161,7 @@ import ShelfTestSupport
             store.open()
             #expect(try await client.nextLine() == ExpectedLine.item("1", revision: 1, item: ExpectedLine.itemJSON(1, "Dune", revision: 1)))
             // EOF, not a reset (a reset surfaces as a thrown SocketError.peerClosed).
+            #expect(try await client.readLine() == ExpectedLine.closingShutdown)
             #expect(try await client.readLine() == nil)
             await shutdown.value
             client.close()
@@ -160,6 +195,7 @@ import ShelfTestSupport
                 ExpectedLine.item("1", revision: 1, item: ExpectedLine.itemJSON(1, "Dune", revision: 1)),
                 ExpectedLine.pong("2"),
                 ExpectedLine.pong("3"),
+                ExpectedLine.closingShutdown,
             ])
             await shutdown.value
             client.close()
@@ -182,6 +218,7 @@ import ShelfTestSupport
             try await waitUntil { log.count(containing: "shutting down") == 1 }
             store.open()
             #expect(try await client.nextLine() == ExpectedLine.item("2", revision: 1, item: ExpectedLine.itemJSON(1, "Dune", revision: 1)))
+            #expect(try await client.readLine() == ExpectedLine.closingShutdown)
             #expect(try await client.readLine() == nil)
             await shutdown.value
             #expect(store.inner.stored.revision == 1)

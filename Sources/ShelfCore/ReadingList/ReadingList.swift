@@ -82,6 +82,8 @@ public actor ReadingList {
     ///   - now: the clock for `Item.addedAt` (injected so tests are exact).
     ///   - newID: the id generator for new items (injected so tests are exact).
     ///   - historyLimit: how many recent changes are kept for `watch(since:…)` (`shelfd --history`).
+    ///   - historyBytes: how many bytes of them at most, by `ChangeHistory.estimatedBytes(of:)`
+    ///     (`shelfd --history-bytes`); no limit by default.
     ///   - executor: where the actor runs (SE-0392); `nil` for a default actor. `shelfd` passes its event loop's
     ///     serial executor, so sessions on that loop call the list without a hop (`ReadingList+InPlaceCalls.swift`).
     ///   - completionExecutor: where the tasks that hand a store's later completions to the list run (SE-0417
@@ -93,6 +95,7 @@ public actor ReadingList {
         now: @escaping @Sendable () -> Date = { Date() },
         newID: @escaping @Sendable () -> UUID = { UUID.random() },
         historyLimit: Int = ReadingList.defaultHistoryLimit,
+        historyBytes: Int = Int.max,
         executor: (any SerialExecutor)? = nil,
         completionExecutor: (any TaskExecutor)? = nil
     ) async throws(StorageError) {
@@ -103,7 +106,7 @@ public actor ReadingList {
         self.newID = newID
         accepted = snapshot
         speculative = SpeculativeChanges(revision: snapshot.revision)
-        history = ChangeHistory(capacity: historyLimit, revision: snapshot.revision)
+        history = ChangeHistory(capacity: historyLimit, byteLimit: historyBytes, revision: snapshot.revision)
         self.completionExecutor = completionExecutor
     }
 

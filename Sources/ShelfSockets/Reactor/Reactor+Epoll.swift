@@ -32,8 +32,9 @@ extension Reactor {
         return .success((epollFD, wakeFD, executor))
     }
 
-    /// The reactor thread's body: waits (EINTR retried), wakes registrations, runs the tasks queued on its
-    /// executor, and again, until stopped. It waits without timeout only when no task is queued.
+    /// The reactor thread's body: waits (EINTR retried), wakes registrations, fires the timers that are due,
+    /// runs the tasks queued on its executor, and again, until stopped. It waits no longer than until the earliest
+    /// timer, and without timeout only when no task is queued and no timer is set.
     private static func runLoop(epollFD: Int32, wakeFD: Int32, table: RegistrationTable, executor: ReactorExecutor) {
         let capacity = 256
         let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: capacity)
@@ -63,6 +64,7 @@ extension Reactor {
             let stopping = table.collect(ready, into: &batch)
             for (registration, mask) in batch { registration.deliver(events: mask) }
             if stopping { break }
+            executor.fireDueTimers()
             executor.runQueued(using: &jobs)
         }
         _ = close(wakeFD)

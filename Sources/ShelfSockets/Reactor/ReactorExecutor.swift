@@ -90,6 +90,44 @@ public final class ReactorExecutor: TaskExecutor, Sendable {
         }
     }
 
+    /// Runs `action` on the loop thread once `delay` has passed (or at the loop's first wake after it), unless the
+    /// returned timer is cancelled first. The loop's own timer, not a Dispatch one: nothing of it runs on the
+    /// global pool, whose monitor aborts the process when it cannot open a file (out of descriptors).
+    /// - Parameter delay: how long from now, rounded up to whole milliseconds.
+    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> ReactorTimer {
+        ReactorTimer(queue: queue, id: queue.schedule(at: .now + delay, action))
+    }
+
+    /// Suspends the calling task until `deadline`, on the loop's timers (`schedule(after:_:)`); a task that prefers
+    /// this executor (or an actor on `serial`) is resumed on the loop thread.
+    /// - Throws: `CancellationError` as soon as the task is cancelled.
+    /// - Parameter isolation: the caller's actor, where the task resumes (a closure without it would hop to the
+    ///   global pool on the way).
+    public func sleep(
+        until deadline: ContinuousClock.Instant, isolation: isolated (any Actor)? = #isolation
+    ) async throws(CancellationError) {
+        let wake = SleepWake()
+        let id = queue.schedule(at: deadline) { wake.finish(fired: true) }
+        let fired = await withTaskCancellationHandler(
+            operation: { await withCheckedContinuation(isolation: isolation) { wake.wait($0) } },
+            onCancel: { [queue] in
+                queue.cancelTimer(id)
+                wake.finish(fired: false)
+            },
+            isolation: isolation)
+        if !fired { throw CancellationError() }
+    }
+
+    /// `sleep(until:)` for `delay` from now.
+    public func sleep(for delay: Duration, isolation: isolated (any Actor)? = #isolation) async throws(CancellationError) {
+        try await sleep(until: .now + delay, isolation: isolation)
+    }
+
+    /// Reactor thread, after a wait: runs the timers that are due (the tasks they resume run in this round).
+    func fireDueTimers() {
+        for action in queue.takeDueTimers() { action() }
+    }
+
     /// Reactor thread, when its loop starts.
     func loopStarted() {
         queue.loopStarted()
@@ -140,5 +178,52 @@ public final class ReactorExecutor: TaskExecutor, Sendable {
     /// Reactor thread, when it exits: later enqueues no longer touch the eventfd.
     func stop() {
         queue.stop()
+    }
+}
+
+/// A timer on the loop (`ReactorExecutor.schedule(after:_:)`).
+public struct ReactorTimer: Sendable {
+    fileprivate let queue: ReactorJobQueue
+    fileprivate let id: UInt64
+
+    /// Drops the timer unless it has fired already; its action then never runs. Any thread; idempotent.
+    public func cancel() {
+        queue.cancelTimer(id)
+    }
+}
+
+/// The meeting point of a sleeping task and its timer (or its cancellation): whichever comes first decides.
+private final class SleepWake: Sendable {
+    private enum State {
+        case idle
+        case waiting(CheckedContinuation<Bool, Never>)
+        case finished(fired: Bool)
+    }
+
+    private let state = Mutex(State.idle)
+
+    func wait(_ continuation: CheckedContinuation<Bool, Never>) {
+        let finished = state.withLock { state -> Bool? in
+            if case .finished(let fired) = state { return fired }
+            state = .waiting(continuation)
+            return nil
+        }
+        if let finished { continuation.resume(returning: finished) }
+    }
+
+    func finish(fired: Bool) {
+        let waiting = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            switch state {
+            case .idle:
+                state = .finished(fired: fired)
+                return nil
+            case .waiting(let continuation):
+                state = .finished(fired: fired)
+                return continuation
+            case .finished:
+                return nil
+            }
+        }
+        waiting?.resume(returning: fired)
     }
 }

@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 
 /// The jobs waiting for the reactor thread, from its task executor and its serial executor alike, in the order
-/// they were enqueued; wakes the thread out of `epoll_wait` when it sleeps.
+/// they were enqueued, and the loop's timers; wakes the thread out of `epoll_wait` when it sleeps.
 final class ReactorJobQueue: Sendable {
     /// One job, and whether it runs isolated to the serial executor (an actor's job) or only on the loop (a task's).
     struct Queued: Sendable {
@@ -15,7 +15,10 @@ final class ReactorJobQueue: Sendable {
         var jobs: [Queued] = []
         /// The reactor thread is in (or about to enter) an epoll wait without timeout: an enqueue must wake it.
         var sleeping = false
+        /// While `sleeping`: the deadline the wait ends at (nil: no timeout). An earlier timer must wake it.
+        var sleepingUntil: ContinuousClock.Instant?
         var stopped = false
+        var timers = ReactorTimers()
     }
 
     private let state = Mutex(State())
@@ -51,8 +54,46 @@ final class ReactorJobQueue: Sendable {
         state.withLock { state in
             if !state.jobs.isEmpty { return 0 }
             state.sleeping = true
-            return -1
+            state.sleepingUntil = state.timers.earliest()
+            guard let deadline = state.sleepingUntil else { return -1 }
+            return Self.milliseconds(until: deadline)
         }
+    }
+
+    /// The `epoll_wait` timeout that ends at or just after `deadline`: whole milliseconds, rounded up (a wait
+    /// rounded down would wake early and spin until the deadline).
+    static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
+        let (seconds, attoseconds) = (deadline - .now).components
+        guard seconds >= 0, attoseconds >= 0 else { return 0 }
+        let milliseconds = seconds.multipliedReportingOverflow(by: 1000)
+        let rest = (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        guard !milliseconds.overflow else { return Int32.max }
+        return Int32(clamping: milliseconds.partialValue + rest)
+    }
+
+    /// Schedules `action` to run on the loop thread at `deadline`; wakes the thread when it sleeps past it. Any
+    /// thread.
+    /// - Returns: the timer's id, for `cancelTimer(_:)`.
+    func schedule(at deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> UInt64 {
+        let (id, wake) = state.withLock { state -> (UInt64, Bool) in
+            let id = state.timers.schedule(at: deadline, action)
+            guard state.sleeping, !state.stopped else { return (id, false) }
+            if let until = state.sleepingUntil, until <= deadline { return (id, false) }
+            state.sleeping = false
+            return (id, true)
+        }
+        if wake { _ = eventfd_write(wakeFD, 1) }
+        return id
+    }
+
+    /// Drops the timer `id` unless it has fired. Any thread.
+    func cancelTimer(_ id: UInt64) {
+        _ = state.withLock { $0.timers.cancel(id) }
+    }
+
+    /// Reactor thread: removes the actions of the timers that are due, to be run outside the lock.
+    func takeDueTimers() -> [@Sendable () -> Void] {
+        state.withLock { $0.timers.takeDue(at: .now) }
     }
 
     func awake() {

@@ -77,6 +77,35 @@ public final class TCPListener: Sendable {
         }
     }
 
+    /// Accepts a connection already waiting, without suspending: `nil` when none is (or the listener is closed).
+    /// `EINTR` and the pending network errors are retried as in `accept()`.
+    /// - Throws: `SocketError.failed(call: "accept", errno:)`, e.g. `EMFILE`.
+    public func acceptNow() throws(SocketError) -> TCPConnection? {
+        while true {
+            let outcome: IOAttempt<(Int32, String)>
+            do {
+                outcome = try handle.withDescriptor { fd throws(SocketError) in try Self.acceptOnce(fd) }
+            } catch SocketError.closed {
+                return nil
+            }
+            switch outcome {
+            case .done(let (fd, peer)):
+                SocketCalls.setNoDelay(fd)
+                return try TCPConnection(adopting: fd, peer: peer, reactor: reactor)
+            case .interrupted: continue
+            case .wouldBlock: return nil
+            }
+        }
+    }
+
+    /// Suspends until a connection may be waiting (the listening socket became readable since it last was looked
+    /// at), without accepting it: for a caller that cannot accept now (out of descriptors, `acceptNow()` found none)
+    /// and must not poll.
+    /// - Throws: `.closed` if `close()` is or was called; `CancellationError` if the task is cancelled.
+    public func waitForConnection() async throws {
+        try await registration.readable.wait()
+    }
+
     /// Stops listening. Idempotent; wakes a pending `accept()` with `SocketError.closed`. Connections already
     /// accepted stay open.
     public func close() {

@@ -33,6 +33,9 @@ final class ChildProcess: Sendable {
     private let stdoutPipe = Pipe()
     private let stderrPipe = Pipe()
     private let state = Mutex(State())
+    /// Stop the reader of standard output, or of standard error, before its next read (`pauseReading(_:)`).
+    private let outputGate = ReadGate()
+    private let errorGate = ReadGate()
 
     private init(process: Process, commandLine: String) {
         self.process = process
@@ -47,10 +50,13 @@ final class ChildProcess: Sendable {
 
     /// Starts `executable` with exactly `arguments` and `environment`; standard input is /dev/null. With
     /// `abandoning`, nobody reads that stream of the child: its pipe's reading end is closed at once, so the child's
-    /// writes there fail with `EPIPE` (as under `shelf list | head -1` or `shelfd 2>&1 | head`).
+    /// writes there fail with `EPIPE` (as under `shelf list | head -1` or `shelfd 2>&1 | head`). With
+    /// `pausingOutputAfter`, standard output stops being read after the read that brought the first line for which
+    /// it holds (`pauseReading(_:)`, decided on the reader's thread, so at most that read's 64 KiB come past it).
     /// - Throws: what `Process.run()` throws (e.g. the executable is missing).
     static func launch(
-        _ executable: URL, _ arguments: [String], environment: [String: String], abandoning: Stream? = nil
+        _ executable: URL, _ arguments: [String], environment: [String: String], abandoning: Stream? = nil,
+        pausingOutputAfter pauseLine: (@Sendable (Substring) -> Bool)? = nil
     ) throws -> ChildProcess {
         let process = Process()
         process.executableURL = executable
@@ -59,11 +65,15 @@ final class ChildProcess: Sendable {
         process.standardInput = FileHandle.nullDevice
         let child = ChildProcess(
             process: process, commandLine: ([executable.lastPathComponent] + arguments).joined(separator: " "))
+        child.outputGate.pause(afterLine: pauseLine)
         process.standardOutput = child.stdoutPipe
         process.standardError = child.stderrPipe
         // The handler runs on a thread of its own once waitpid has reaped the child.
         process.terminationHandler = { [weak child] ended in
             child?.update { $0.exit = (ended.terminationStatus, ended.terminationReason == .uncaughtSignal) }
+            // Nothing is held back from a child that is gone: its pipes are read to their end.
+            child?.resumeReading(.output)
+            child?.resumeReading(.error)
         }
         try process.run()
         // Process.run() closed our copies of the write ends, so each reader sees EOF when the child is gone.
@@ -80,6 +90,26 @@ final class ChildProcess: Sendable {
 
     /// The child's process id.
     var pid: Int32 { process.processIdentifier }
+
+    /// Stops reading `stream` after the read under way, if any (up to 64 KiB more may come): once its pipe is full
+    /// (64 KiB), the child's writes there block, as under a pager nobody scrolls.
+    func pauseReading(_ stream: Stream) {
+        (stream == .output ? outputGate : errorGate).pause()
+    }
+
+    /// Reads `stream` again after `pauseReading(_:)`.
+    func resumeReading(_ stream: Stream) {
+        (stream == .output ? outputGate : errorGate).resume()
+    }
+
+    /// The child's resident set size (`VmRSS` in /proc/PID/status), in KiB; `nil` where that cannot be read.
+    var residentKiB: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return Int(line.dropFirst("VmRSS:".count).filter(\.isNumber))
+        }
+        return nil
+    }
 
     /// What the child printed on standard output so far.
     var stdoutSoFar: String { state.withLock { String(decoding: $0.stdout, as: UTF8.self) } }
@@ -130,6 +160,8 @@ final class ChildProcess: Sendable {
     /// - Returns: the outcome, or `nil` if even SIGKILL did not end it within 5 s.
     @discardableResult
     func terminate(grace: Duration = .seconds(5)) async -> Outcome? {
+        resumeReading(.output)
+        resumeReading(.error)
         send(SIGTERM)
         if let outcome = await waitForExit(timeout: grace) { return outcome }
         send(SIGKILL)
@@ -184,16 +216,73 @@ final class ChildProcess: Sendable {
 
     /// Reads `fd` to EOF on a thread of its own (blocking reads never run on the cooperative pool).
     private func startReader(_ fd: Int32, into buffer: WritableKeyPath<State, Data> & Sendable) {
+        let gate = buffer == \State.stdout ? outputGate : errorGate
         Thread.detachNewThread { [self] in
             var chunk = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
+                gate.pass()
                 let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
                 if count < 0, errno == EINTR { continue }
                 guard count > 0 else { break }
                 let data = Data(chunk[0..<count])
                 update { $0[keyPath: buffer].append(data) }
+                if gate.awaitsLine {
+                    gate.pauseIfLineCame(in: state.withLock { String(decoding: $0[keyPath: buffer], as: UTF8.self) })
+                }
             }
             update { $0.openPipes -= 1 }
+        }
+    }
+}
+
+/// Holds a reader thread before its next read while paused (`ChildProcess.pauseReading(_:)`).
+private final class ReadGate: Sendable {
+    private struct State {
+        var paused = false
+        var waiting = false
+        var pauseLine: (@Sendable (Substring) -> Bool)?
+    }
+
+    private let state = Mutex(State())
+    private let opened = DispatchSemaphore(value: 0)
+
+    func pause() {
+        state.withLock { $0.paused = true }
+    }
+
+    /// Pauses once a complete line for which `line` holds has been read (`pauseIfLineCame(in:)`).
+    func pause(afterLine line: (@Sendable (Substring) -> Bool)?) {
+        state.withLock { $0.pauseLine = line }
+    }
+
+    var awaitsLine: Bool { state.withLock { $0.pauseLine != nil } }
+
+    /// Pauses if a complete line of `text` is the one `pause(afterLine:)` waits for.
+    func pauseIfLineCame(in text: String) {
+        guard let line = state.withLock({ $0.pauseLine }) else { return }
+        guard text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().contains(where: line) else { return }
+        state.withLock { state in
+            state.pauseLine = nil
+            state.paused = true
+        }
+    }
+
+    func resume() {
+        let wake = state.withLock { state -> Bool in
+            state.paused = false
+            defer { state.waiting = false }
+            return state.waiting
+        }
+        if wake { opened.signal() }
+    }
+
+    /// Returns at once unless paused; then once resumed (on the reader's own thread, never the cooperative pool).
+    func pass() {
+        while state.withLock({ state -> Bool in
+            state.waiting = state.paused
+            return state.paused
+        }) {
+            opened.wait()
         }
     }
 }

@@ -21,6 +21,10 @@ enum ExpectedLine {
         return error(id, code: -32601, message: #"Method not found: \"\#(method)\" (methods: \#(known))"#, reason: "method_not_found")
     }
 
+    /// The last line of every connection at a shutdown (protocol/PROTOCOL.md §3).
+    static let closingShutdown =
+        #"{"jsonrpc":"2.0","method":"closing","params":{"reason":"shutdown","message":"Closing: the server is shutting down"}}"#
+
     /// The `ping` reply.
     static func pong(_ id: String) -> String {
         result(id, #""pong""#)

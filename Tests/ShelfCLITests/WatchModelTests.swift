@@ -1,0 +1,93 @@
+import Foundation
+import ShelfClient
+import ShelfCore
+import ShelfJSON
+import Testing
+
+@testable import ShelfCLI
+
+/// `WatchModel`, `shelf watch`'s decisions, without sockets: how a new connection starts, which change is shown,
+/// what is said (README, "shelf watch"; protocol/PROTOCOL.md §6, §12).
+@Suite struct WatchModelTests {
+    private static let server = "127.0.0.1:7453"
+
+    /// A `hello` result as the server sends it.
+    private static func hello(revision: Revision, run: String?) throws -> HelloResult {
+        let runMember = run.map { #","run":"\#($0)""# } ?? ""
+        let text = #"{"server":"shelfd","version":"0.1.0","protocol":1,"revision":\#(revision),"auth":"none"\#(runMember)}"#
+        return try ResultDecoding.hello(try JSONParser.parse(Array(text.utf8)))
+    }
+
+    private static func item(_ n: Int, _ title: String, revision: Revision) -> Item {
+        let id = UUID(uuidString: "00000000-0000-4000-8000-00000000000\(n)") ?? UUID()
+        return Item(id: id, title: title, isRead: false, addedAt: Date(timeIntervalSince1970: 0), revision: revision)
+    }
+
+    /// A model that has shown a list of Dune at revision 5, from the run `a`.
+    private static func showingDune() -> WatchModel {
+        var model = WatchModel(server: server)
+        model.listed(revision: 5, items: [item(1, "Dune", revision: 5)], identity: WatchIdentity(run: "a"))
+        return model
+    }
+
+    @Test("the first connection lists, whatever the server")
+    func firstConnectionLists() throws {
+        #expect(WatchModel(server: Self.server).start(after: try Self.hello(revision: 9, run: "a")) == .list)
+    }
+
+    @Test("a new connection to the same run resumes from the last revision shown, not the server's")
+    func sameRunResumes() throws {
+        var model = Self.showingDune()
+        #expect(model.start(after: try Self.hello(revision: 9, run: "a")) == .resume(since: 5))
+        _ = model.changed(RevisionedChange(revision: 6, change: .added(Self.item(2, "Emma", revision: 6))))
+        #expect(model.start(after: try Self.hello(revision: 9, run: "a")) == .resume(since: 6))
+        #expect(model.saying(.resume(since: 6)) == nil)
+    }
+
+    @Test("a new connection to another run lists again, and says the server restarted since the revision shown")
+    func otherRunRelists() throws {
+        let model = Self.showingDune()
+        let start = model.start(after: try Self.hello(revision: 5, run: "b"))
+        #expect(start == .relist(restartedSince: 5))
+        #expect(model.saying(start) == "127.0.0.1:7453 restarted since revision 5; listing again")
+        // A server that sends no run cannot be told apart from itself.
+        var unnamed = WatchModel(server: Self.server)
+        unnamed.listed(revision: 5, items: [], identity: WatchIdentity(try Self.hello(revision: 5, run: nil)))
+        #expect(unnamed.start(after: try Self.hello(revision: 7, run: nil)) == .resume(since: 5))
+        #expect(unnamed.start(after: try Self.hello(revision: 7, run: "a")) == .relist(restartedSince: 5))
+    }
+
+    @Test("a change at or below the last revision shown is not shown again; a removal names the title it took")
+    func changes() {
+        var model = Self.showingDune()
+        let dune = Self.item(1, "Dune", revision: 5)
+        #expect(model.changed(RevisionedChange(revision: 5, change: .updated(dune))) == nil)
+        let emma = RevisionedChange(revision: 6, change: .added(Self.item(2, "Emma", revision: 6)))
+        #expect(model.changed(emma) == WatchModel.ShownChange(change: emma, removedTitle: nil))
+        #expect(model.changed(emma) == nil)
+        let removal = RevisionedChange(revision: 7, change: .removed(dune.id))
+        #expect(model.changed(removal) == WatchModel.ShownChange(change: removal, removedTitle: "Dune"))
+        let unknown = RevisionedChange(revision: 8, change: .removed(dune.id))
+        #expect(model.changed(unknown) == WatchModel.ShownChange(change: unknown, removedTitle: nil))
+        var fresh = WatchModel(server: Self.server)
+        #expect(fresh.changed(emma) == nil, "nothing is shown before the list")
+    }
+
+    @Test("falling behind says it lists again by itself, not what the server advises the user (list again and watch)")
+    func fellBehind() {
+        let message = Self.showingDune().fellBehind(since: 5000)
+        #expect(message == "fell behind: the server no longer keeps the changes after revision 5000 for this watch; listing again")
+        #expect(!message.contains("watch from there"))
+    }
+
+    @Test("a shutdown says the server is restarting, not that the connection was lost; other endings say why")
+    func endings() {
+        let model = Self.showingDune()
+        #expect(model.saying(.closed(reason: "shutdown", message: "Closing: the server is shutting down"))
+            == "shelfd at 127.0.0.1:7453 is shutting down; reconnecting when it is back")
+        #expect(model.saying(.lost) == "lost the connection to 127.0.0.1:7453; reconnecting")
+        #expect(model.saying(.closed(reason: "slow_consumer", message: "Closing: too slow"))
+            == "the server closed the connection (Closing: too slow); reconnecting")
+        #expect(model.saying(.unanswered(seconds: 3)) == "no reply from 127.0.0.1:7453 to a ping within 3 s; reconnecting")
+    }
+}

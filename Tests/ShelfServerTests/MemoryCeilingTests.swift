@@ -1,0 +1,88 @@
+@testable import ShelfServer
+import ShelfSockets
+import Testing
+import ShelfTestSupport
+
+/// The server-wide ceiling on memory held for peers (`--max-memory-bytes`, protocol/PROTOCOL.md §10): 1,000
+/// connections each holding an unfinished 1 MB line held ~1 GiB, and 1,024 full outbound queues could hold 8.7 GiB.
+@Suite struct MemoryCeilingTests {
+    @Test("an account charges within its ceiling, refuses past it, takes forced charges past it, and refunds")
+    func account() {
+        let memory = MemoryAccount(ceiling: 100)
+        #expect(memory.charge(60))
+        #expect(!memory.charge(41))
+        #expect(memory.charge(40) && memory.heldBytes == 100 && memory.isFull)
+        memory.refund(50)
+        #expect(memory.heldBytes == 50 && !memory.isFull)
+        memory.force(80)
+        #expect(memory.heldBytes == 130 && memory.isFull && memory.peakBytes == 130)
+        #expect(!memory.charge(1) && memory.charge(0))
+        memory.refund(130)
+        #expect(memory.heldBytes == 0 && memory.peakBytes == 130)
+        memory.resetPeak()
+        #expect(memory.peakBytes == 0)
+    }
+
+    @Test("an outbox charges its queued replies and notifications; a notification past the ceiling overflows it; an ended session refunds all")
+    func outboxCharges() {
+        let memory = MemoryAccount(ceiling: 100)
+        let outbox = Outbox(maxBytes: 1000, memory: memory)
+        outbox.holdDirectWrite(30)
+        #expect(memory.heldBytes == 30)
+        outbox.endDirectWrite(unsent: Array(repeating: 0x61, count: 10)[...], releasing: 30)
+        #expect(memory.heldBytes == 10)
+        #expect(outbox.notify(revision: 1, line: Array(repeating: 0x62, count: 50)) == .queued)
+        #expect(memory.heldBytes == 60)
+        #expect(outbox.takeNotifications(upTo: 1).count == 50 && memory.heldBytes == 10)
+        #expect(outbox.notify(revision: 2, line: Array(repeating: 0x63, count: 80)) == .queued)
+        #expect(memory.heldBytes == 90)
+        #expect(outbox.notify(revision: 3, line: Array(repeating: 0x64, count: 20)) == .overflowed)
+        #expect(memory.heldBytes == 10)
+        outbox.releaseMemory()
+        #expect(memory.heldBytes == 0)
+        outbox.releaseReplyBytes(10)
+        #expect(memory.heldBytes == 0)
+    }
+
+    @Test("memory is trimmed once it has fallen more than 1 MiB below its peak, at most once a second")
+    func trim() {
+        let memory = MemoryAccount(ceiling: 1 << 30)
+        var trim = MemoryTrim()
+        let start = ContinuousClock.now
+        memory.force(3 << 20)
+        memory.refund(1 << 20)
+        let atOneMiB = trim.sessionEnded(memory: memory, now: start)
+        memory.refund(1)
+        let pastOneMiB = trim.sessionEnded(memory: memory, now: start)
+        #expect(!atOneMiB && pastOneMiB)
+        memory.force(4 << 20)
+        memory.refund(4 << 20)
+        let tooSoon = trim.sessionEnded(memory: memory, now: start + .milliseconds(999))
+        let aSecondLater = trim.sessionEnded(memory: memory, now: start + .seconds(1))
+        #expect(!tooSoon && aSecondLater)
+    }
+
+    @Test("with a 48 KiB ceiling, a connection sending a 100 KB unfinished line gets closing memory_limit and is closed; another's ping is answered, and the memory is given back")
+    func unfinishedLinePastTheCeiling() async throws {
+        var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
+        configuration.maxMemoryBytes = 48 << 10
+        try await withRecordingTestServer(configuration: configuration) { server, recorder in
+            let bystander = try await server.connect()
+            defer { bystander.close() }
+            #expect(try await bystander.call(#"{"id":1,"method":"ping"}"#).member("result") == "pong")
+            let hog = try await server.connect()
+            defer { hog.close() }
+            try await hog.send(#"{"id":1,"method":"add","params":{"title":""# + String(repeating: "x", count: 100_000))
+            #expect(try await hog.readLine() == #"{"jsonrpc":"2.0","method":"closing","params":{"reason":"memory_limit","message":"Closing: the server holds as much memory for its connections as it may (49152 bytes, --max-memory-bytes); try again later"}}"#)
+            #expect(try await hog.readLine() == nil)
+            #expect(try await bystander.call(#"{"id":2,"method":"ping"}"#).member("result") == "pong")
+            let line = await recorder.waitForLine(containing: "memory limit")
+            #expect(line.contains("closed (memory limit: the server holds "), "\(line)")
+            // Given back: a 40 KB line now fits.
+            let next = try await server.connect()
+            defer { next.close() }
+            let long = #"{"id":3,"method":"add","params":{"title":""# + String(repeating: "y", count: 40_000) + #""}}"#
+            #expect(try await next.call(long).member("error")?.member("code") == 1)
+        }
+    }
+}
