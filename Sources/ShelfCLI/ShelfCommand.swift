@@ -7,12 +7,17 @@ import ShelfWire
 public struct ShelfCommand: Equatable, Sendable {
     /// What to do.
     public enum Action: Equatable, Sendable {
-        case add(title: String)
-        case list(ListFilter)
-        case setRead(id: String, isRead: Bool)
-        case toggle(id: String)
+        case add(title: String, details: ItemDetails = ItemDetails())
+        case list(ItemQuery)
+        /// `read`/`unread ID…`: each id is its own change.
+        case setRead(ids: [String], isRead: Bool)
+        case toggle(ids: [String])
         case rename(id: String, title: String)
-        case remove(id: String)
+        /// `edit`, `tag`, `untag` and `note ID TEXT…`: one `update`.
+        case edit(id: String, ItemEdit)
+        /// `note ID` alone: the note is edited in `$VISUAL`, else `$EDITOR`, else `vi`.
+        case editNote(id: String)
+        case remove(ids: [String])
         case show(id: String)
         case info
         case ping
@@ -39,11 +44,31 @@ public struct ShelfCommand: Equatable, Sendable {
     /// that revision, else the server answers `3 conflict` and nothing is written. Only with a command that changes
     /// the list (`isChange`).
     public var expect: Revision? = nil
+    /// `--expect-item REVISION`: make the change conditional on the item's own revision (PROTOCOL.md §7), which
+    /// changes to other items do not move. Only with a change to one item (`targetsOneItem`).
+    public var expectItem: Revision? = nil
 
     /// Whether the command changes the list (and so may take `--expect`).
     public var isChange: Bool {
         switch action {
-        case .add, .setRead, .toggle, .rename, .remove: true
+        case .add, .setRead, .toggle, .rename, .edit, .editNote, .remove: true
+        default: false
+        }
+    }
+
+    /// The ids a change to several items names (`read`, `unread`, `toggle`, `rm`); empty for other commands.
+    public var ids: [String] {
+        switch action {
+        case .setRead(let ids, _), .toggle(let ids), .remove(let ids): ids
+        default: []
+        }
+    }
+
+    /// Whether the command changes one existing item (and so may take `--expect-item`).
+    public var targetsOneItem: Bool {
+        switch action {
+        case .setRead(let ids, _), .toggle(let ids), .remove(let ids): ids.count == 1
+        case .rename, .edit, .editNote: true
         default: false
         }
     }
@@ -65,6 +90,8 @@ public struct ShelfCommand: Equatable, Sendable {
         var timeout: Duration? = defaultTimeout
         var json = false
         var expect: Revision?
+        var expectItem: Revision?
+        var options = ItemOptions()
         var tokenSource = environment["SHELF_TOKEN"].flatMap { $0.isEmpty ? nil : TokenSource.value($0) }
             ?? config.tokenFile.map(TokenSource.file)
             ?? ConfigDirectory.tokenFile(environment: environment).map(TokenSource.defaultFile)
@@ -89,12 +116,7 @@ public struct ShelfCommand: Equatable, Sendable {
                         try ArgumentScanner.noValue(name, inline)
                         json = true
                     case "expect":
-                        let text = try scanner.value(of: name, inline: inline)
-                        // Digits only: `+3`, ` 3` and `3.0` are not revisions (Revision(text) would take `+3`).
-                        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let revision = Revision(text) else {
-                            throw UsageError("--expect takes a revision (a whole number, as `shelf info` shows), not \"\(text)\"")
-                        }
-                        expect = revision
+                        expect = try Self.revision(try scanner.value(of: name, inline: inline), option: name)
                     case "timeout":
                         let text = try scanner.value(of: name, inline: inline)
                         guard let seconds = Int(text), (0...86_400).contains(seconds) else {
@@ -112,9 +134,14 @@ public struct ShelfCommand: Equatable, Sendable {
                         if problem == nil {
                             return ShelfCommand(server: defaultServer, json: json, token: nil, action: .version)
                         }
-                    case "read", "unread":
+                    case "expect-item":
+                        expectItem = try Self.revision(try scanner.value(of: name, inline: inline), option: name)
+                    case "read", "unread", "no-author", "no-url", "no-note":
                         try ArgumentScanner.noValue(name, inline)
                         flags.append(name)
+                        options.given.append(name)
+                    case "title", "author", "url", "note", "tag", "untag", "sort", "limit":
+                        try options.take(name, try scanner.value(of: name, inline: inline))
                     default:
                         if problem == nil { unknownOption = ArgumentScanner.spelled(name) }
                         throw UsageError("unknown option \(ArgumentScanner.spelled(name))")
@@ -127,7 +154,7 @@ public struct ShelfCommand: Equatable, Sendable {
         let command = operands.first.flatMap { ShelfHelp.text(for: $0) != nil ? $0 : nil }
         if let problem {
             // Options may follow the command, so a title word that starts with `-` reads as one.
-            let hint = unknownOption != nil && (command == "add" || command == "rename")
+            let hint = unknownOption != nil && ["add", "rename", "note"].contains(command ?? "")
                 ? " (put -- before a title with a word that starts with -)" : ""
             throw UsageError(problem.message + hint, command: command)
         }
@@ -143,10 +170,19 @@ public struct ShelfCommand: Equatable, Sendable {
         }
         guard let name = operands.first else { throw UsageError("no command given") }
         do throws(UsageError) {
-            let action = try Self.action(name, Array(operands.dropFirst()), flags: flags)
-            let parsed = ShelfCommand(server: server, json: json, token: tokenSource, action: action, timeout: timeout, expect: expect)
+            options.flags = flags
+            let action = try Self.action(name, Array(operands.dropFirst()), options: options)
+            let parsed = ShelfCommand(
+                server: server, json: json, token: tokenSource, action: action, timeout: timeout, expect: expect,
+                expectItem: expectItem)
             if expect != nil, !parsed.isChange {
-                throw UsageError("--expect goes with a command that changes the list (add, read, unread, toggle, rename, rm)")
+                throw UsageError("--expect goes with a command that changes the list (add, read, unread, toggle, rename, edit, tag, untag, note, rm)")
+            }
+            if expect != nil, parsed.ids.count > 1 {
+                throw UsageError("--expect goes with one ID: each change moves the list's revision, so only the first could be made")
+            }
+            if expectItem != nil, !parsed.targetsOneItem {
+                throw UsageError("--expect-item goes with a change to one item (read, unread, toggle or rm with one ID; rename, edit, tag, untag, note)")
             }
             return parsed
         } catch {
@@ -166,30 +202,111 @@ public struct ShelfCommand: Equatable, Sendable {
 
     static let defaultServer = HostPort(host: "127.0.0.1", port: ProtocolInfo.defaultPort)
 
-    private static func action(_ name: String, _ operands: [String], flags: [String]) throws(UsageError) -> Action {
-        if name != "list", name != "ls", let flag = flags.first {
-            throw UsageError("--\(flag) goes with the list command only")
+    /// The options that shape an item or a list (`add`, `edit`, `list`), as given; which command may take which is
+    /// checked once the command is known.
+    struct ItemOptions {
+        /// Every such option given, in order, by name (`tag` once per `--tag`).
+        var given: [String] = []
+        /// The flags among them: `read`, `unread`, `no-author`, `no-url`, `no-note`.
+        var flags: [String] = []
+        var values: [String: String] = [:]
+        var tags: [String] = []
+        var untags: [String] = []
+        var sort: ItemQuery.Sort?
+        var limit: Int?
+
+        mutating func take(_ name: String, _ value: String) throws(UsageError) {
+            given.append(name)
+            switch name {
+            case "tag": tags.append(value)
+            case "untag": untags.append(value)
+            case "sort":
+                guard let sort = ItemQuery.Sort(wire: value) else {
+                    let keys = ItemQuery.Sort.Key.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw UsageError("--sort takes one of \(keys), with a leading - for descending, not \"\(value)\"")
+                }
+                self.sort = sort
+            case "limit":
+                guard value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let limit = Int(value),
+                      (1...ItemQuery.maxLimit).contains(limit)
+                else { throw UsageError("--limit takes a whole number from 1 to \(ItemQuery.maxLimit), not \"\(value)\"") }
+                self.limit = limit
+            default:
+                if values[name] != nil { throw UsageError("--\(name) given twice") }
+                values[name] = value
+            }
+        }
+
+        /// `--NAME TEXT` or `--no-NAME`, for `edit`.
+        func field(_ name: String) throws(UsageError) -> ItemEdit.Field {
+            let cleared = flags.contains("no-\(name)")
+            if cleared, values[name] != nil { throw UsageError("use one of --\(name) and --no-\(name)") }
+            if cleared { return .clear }
+            return values[name].map(ItemEdit.Field.set) ?? .keep
+        }
+    }
+
+    /// Which command takes which item option.
+    private static let optionsTaken: [String: Set<String>] = [
+        "add": ["author", "url", "tag", "note"],
+        "edit": ["title", "author", "no-author", "url", "no-url", "note", "no-note", "tag", "untag"],
+        "list": ["read", "unread", "tag", "sort", "limit"],
+    ]
+
+    /// A revision given to `option`: digits only, as `shelf info` prints it.
+    private static func revision(_ text: String, option: String) throws(UsageError) -> Revision {
+        // Digits only: `+3`, ` 3` and `3.0` are not revisions (Revision(text) would take `+3`).
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let revision = Revision(text) else {
+            throw UsageError("--\(option) takes a revision (a whole number, as `shelf \(option == "expect" ? "info" : "show")` shows), not \"\(text)\"")
+        }
+        return revision
+    }
+
+    private static func action(_ name: String, _ operands: [String], options: ItemOptions) throws(UsageError) -> Action {
+        let canonical = ["ls": "list"][name] ?? name
+        let taken = optionsTaken[canonical] ?? []
+        if let option = options.given.first(where: { !taken.contains($0) }) {
+            if option == "read" || option == "unread" { throw UsageError("--\(option) goes with the list command only") }
+            let takers = optionsTaken.keys.sorted().filter { optionsTaken[$0]?.contains(option) == true }
+            throw UsageError("--\(option) goes with \(takers.joined(separator: " and ")) only")
         }
         switch name {
         case "add":
             guard !operands.isEmpty else { throw UsageError("add needs a TITLE") }
-            return .add(title: operands.joined(separator: " "))
+            let details = ItemDetails(
+                author: options.values["author"], url: options.values["url"], tags: options.tags, note: options.values["note"])
+            return .add(title: operands.joined(separator: " "), details: details)
         case "list", "ls":
-            try expect(operands, count: 0, name)
-            if flags.count > 1 { throw UsageError("use one of --read and --unread") }
-            return .list(flags.first.flatMap(ListFilter.init(rawValue:)) ?? .all)
+            if operands.count > 1 { throw UsageError("\(name) takes at most one QUERY (quote a query of several words)") }
+            if options.flags.filter({ $0 == "read" || $0 == "unread" }).count > 1 { throw UsageError("use one of --read and --unread") }
+            let filter = options.flags.lazy.compactMap(ListFilter.init(rawValue:)).first ?? .all
+            return .list(ItemQuery(filter: filter, text: operands.first, tags: options.tags, sort: options.sort ?? .added, limit: options.limit))
         case "read", "unread":
-            try expect(operands, count: 1, name)
-            return .setRead(id: operands[0], isRead: name == "read")
+            return .setRead(ids: try ids(operands, name), isRead: name == "read")
         case "toggle":
-            try expect(operands, count: 1, name)
-            return .toggle(id: operands[0])
+            return .toggle(ids: try ids(operands, name))
         case "rename":
             guard operands.count >= 2 else { throw UsageError("rename needs an ID and a TITLE") }
             return .rename(id: operands[0], title: operands.dropFirst().joined(separator: " "))
-        case "rm", "remove":
+        case "edit":
             try expect(operands, count: 1, name)
-            return .remove(id: operands[0])
+            let edit = ItemEdit(
+                title: options.values["title"], author: try options.field("author"), url: try options.field("url"),
+                note: try options.field("note"), tags: .adjust(add: options.tags, remove: options.untags))
+            if edit.isEmpty {
+                throw UsageError("edit needs something to change: --title, --author, --url, --note (or --no-author, --no-url, --no-note), --tag, --untag")
+            }
+            return .edit(id: operands[0], edit)
+        case "tag", "untag":
+            guard operands.count >= 2 else { throw UsageError("\(name) needs an ID and a TAG") }
+            let tags = Array(operands.dropFirst())
+            return .edit(id: operands[0], ItemEdit(tags: .adjust(add: name == "tag" ? tags : [], remove: name == "untag" ? tags : [])))
+        case "note":
+            guard let id = operands.first else { throw UsageError("note needs an ID") }
+            guard operands.count > 1 else { return .editNote(id: id) }
+            return .edit(id: id, ItemEdit(note: .set(operands.dropFirst().joined(separator: " "))))
+        case "rm", "remove":
+            return .remove(ids: try ids(operands, name))
         case "show", "get":
             try expect(operands, count: 1, name)
             return .show(id: operands[0])
@@ -211,6 +328,11 @@ public struct ShelfCommand: Equatable, Sendable {
         default:
             throw UsageError("unknown command \"\(name)\"")
         }
+    }
+
+    private static func ids(_ operands: [String], _ name: String) throws(UsageError) -> [String] {
+        guard !operands.isEmpty else { throw UsageError("\(name) needs at least one ID") }
+        return operands
     }
 
     private static func expect(_ operands: [String], count: Int, _ name: String) throws(UsageError) {
