@@ -173,15 +173,24 @@ struct CommandRunner {
         let (listRevision, item) = try await client.get(target.id)
         let edited = try ExternalEditor.edit(
             item.note ?? "", editor: ExternalEditor.command(environment: environment), environment: environment)
-        switch ItemMatching.note(old: item.note, edited: edited) {
+        switch ItemMatching.note(old: item.note, edited: edited.text) {
         case .unchanged:
+            ExternalEditor.discard(edited)
             output.line("unchanged \(ItemRow.text(item)) (revision \(listRevision)): the note is as it was")
         case .empty:
+            ExternalEditor.discard(edited)
             output.line("unchanged \(ItemRow.text(item)) (revision \(listRevision)): the note was left empty (shelf edit ID --no-note removes it)")
         case .changed(let note):
-            try await mutate(
-                .update(id: item.id, ItemEdit(note: .set(note))), verb: "updated", seenAt: listRevision,
-                expectItem: command.expectItem ?? item.revision)
+            do {
+                try await mutate(
+                    .update(id: item.id, ItemEdit(note: .set(note))), verb: "updated", seenAt: listRevision,
+                    expectItem: command.expectItem ?? item.revision)
+            } catch {
+                // What was typed is not lost with the change: it stays in the file, and the user is told where.
+                if !command.json { output.error("shelf: the note you wrote is kept in \(edited.path)") }
+                throw error
+            }
+            ExternalEditor.discard(edited)
         }
     }
 

@@ -4,7 +4,8 @@ import ShelfWire
 /// `shelf`'s help texts (README, "The shelf command").
 enum ShelfHelp {
     static let usage = """
-        usage: shelf [--server HOST:PORT] [--token-file PATH] [--json] [--timeout SECONDS] COMMAND [ARGS]
+        usage: shelf [--server HOST:PORT] [--token-file PATH] [--json] [--timeout SECONDS] [--expect REVISION]
+                     [--expect-item REVISION] COMMAND [ARGS]
 
         Edits the reading list served by shelfd.
 
@@ -83,7 +84,7 @@ enum ShelfHelp {
         "edit": "usage: shelf edit ID [--title T] [--author A|--no-author] [--url U|--no-url] [--note TEXT|--no-note]\n                    [--tag T]... [--untag T]... [--expect REVISION|--expect-item REVISION]\n\nChanges the members named, in one change; --no-author, --no-url and --no-note remove one,\n--tag and --untag add and remove tags. A change that changes nothing prints unchanged.\n" + conditional,
         "tag": "usage: shelf tag [--expect REVISION|--expect-item REVISION] ID TAG...\n\nAdds the tags to the item (stored in lower case; no spaces or commas).\n" + conditional,
         "untag": "usage: shelf untag [--expect REVISION|--expect-item REVISION] ID TAG...\n\nRemoves the tags from the item.\n" + conditional,
-        "note": "usage: shelf note [--expect REVISION|--expect-item REVISION] ID [TEXT...]\n\nSets the item's note to TEXT. Without TEXT, opens $VISUAL, else $EDITOR, else vi, on the\ncurrent note, and saves what it leaves, if the item did not change meanwhile (else it exits 75);\na note left empty or unchanged changes nothing (edit --no-note removes one).\n" + conditional,
+        "note": "usage: shelf note [--expect REVISION|--expect-item REVISION] ID [TEXT...]\n\nSets the item's note to TEXT. Without TEXT, opens $VISUAL, else $EDITOR, else vi, on the\ncurrent note, and saves what it leaves, if the item did not change meanwhile (else it exits 75,\nkeeping what was written in its file); a note left empty or unchanged changes nothing (edit --no-note removes one).\n" + conditional,
         "rm": "usage: shelf rm [--expect REVISION|--expect-item REVISION] ID...\n\nRemoves each item, each its own change.\n" + conditional,
         "watch": "usage: shelf watch\n\nShows the list, then what each change did as it happens:\n  + 3fa2b1c4 Dune                     added\n  ~ 3fa2b1c4 read: Dune               marked read (unread: marked unread)\n  ~ 3fa2b1c4 title: Dune -> Dune Messiah\n  ~ 3fa2b1c4 author: (none) -> Frank Herbert   (url: likewise)\n  ~ 3fa2b1c4 tags: +scifi -fantasy\n  ~ 3fa2b1c4 note changed: Dune       (note added, note removed)\n  - 3fa2b1c4 Dune                     removed\nOne line per member changed; on a terminal each starts with the local time (HH:MM:SS).\nIf the server goes away, is full, or does not answer within --timeout (it pings the server\nthat often while watching; --timeout 0 turns that off), it retries, waiting up to 5 s\nbetween tries, and resumes where it left off, or lists again if the server restarted\nmeanwhile. A server that is shutting down says so, and it waits for it to come back.\nWhile its output is not read it stops reading the server, which cuts it off once\n--max-outbound-bytes are queued; if more than the server's --history changes came\nmeanwhile (or while it printed the list), it says it fell behind and lists again.\nWith --json it prints the list result and then each raw notification.\nCtrl-C stops it.",
         "show": "usage: shelf show ID\n\nShows every member of one item: its full id, title, author, url, tags, read state and when it\nwas read, when it was added, its note, the revision that last changed it (the one --expect-item\ntakes), and the list's revision (the one --expect takes).\nWith --json it prints the raw get result.",

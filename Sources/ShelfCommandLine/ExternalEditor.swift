@@ -7,7 +7,22 @@ import Glibc
 package enum ExternalEditor {
     /// Why editing failed; nothing was changed.
     package struct Failure: Error, CustomStringConvertible {
+        /// What went wrong, for `shelf: …`.
         package let description: String
+    }
+
+    /// What the editor left, and the file that holds it, which stays until `discard(_:)`: if saving the text fails,
+    /// what the user wrote is still there (as `git commit` keeps `COMMIT_EDITMSG`).
+    package struct Edited: Sendable {
+        /// The file's text after the editor ended.
+        package let text: String
+        /// The temporary file.
+        package let path: String
+    }
+
+    /// Removes the file of an edit whose text was saved, or that changed nothing.
+    package static func discard(_ edited: Edited) {
+        unlink(edited.path)
     }
 
     /// The editor command `environment` names: a non-empty `VISUAL`, else a non-empty `EDITOR`, else `vi`.
@@ -18,17 +33,18 @@ package enum ExternalEditor {
         return "vi"
     }
 
-    /// Writes `text` to a temporary file, runs `editor` on it, and returns what the file then holds; the file is
-    /// removed either way. The process ignores SIGINT and SIGQUIT while the editor runs (Ctrl-C is the editor's),
+    /// Writes `text` to a temporary file, runs `editor` on it, and returns what the file then holds, keeping the
+    /// file (`Edited`); when editing fails the file is removed. The process ignores SIGINT and SIGQUIT while the editor runs (Ctrl-C is the editor's),
     /// and the editor starts with them, and SIGPIPE, at their defaults.
     /// - Throws: `Failure` when the file cannot be made or read, or the editor cannot start or exits non-zero.
-    package static func edit(_ text: String, editor: String, environment: [String: String]) throws(Failure) -> String {
+    package static func edit(_ text: String, editor: String, environment: [String: String]) throws(Failure) -> Edited {
         let directory = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array("\(directory)/shelf-note-XXXXXX.txt".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemps($0, 4) } ?? -1 }
         guard fd >= 0 else { throw Failure(description: "cannot make a temporary file in \(directory): \(String(cString: strerror(errno)))") }
         let path = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        defer { unlink(path) }
+        var kept = false
+        defer { if !kept { unlink(path) } }
         let contents = Array((text.isEmpty || text.hasSuffix("\n") ? text : text + "\n").utf8)
         let wrote = contents.withUnsafeBytes { writeAll(fd, $0) }
         close(fd)
@@ -43,7 +59,8 @@ package enum ExternalEditor {
         guard let edited = String(validating: data, as: UTF8.self) else {
             throw Failure(description: "the edited text is not UTF-8; nothing was changed")
         }
-        return edited
+        kept = true
+        return Edited(text: edited, path: path)
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {

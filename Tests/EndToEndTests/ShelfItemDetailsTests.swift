@@ -213,6 +213,32 @@ import Testing
         }
     }
 
+    @Test("a note whose item changed while it was edited is not saved: exit 75, and what was written is kept in its file")
+    func noteConflict() async throws {
+        try await Sandbox.with { sandbox in
+            try await withShelfd(["--store", "memory"], environment: sandbox.environment) { shelfd in
+                let dune = try shortID(in: try await shelfd.shelf("add", "Dune").stdout, after: "added ")
+                // The editor changes the item itself (as someone else would meanwhile), then writes its note.
+                let editor = sandbox.directory.appending(path: "meanwhile").path
+                let shelf = try Executables.url("shelf").path
+                try "#!/bin/sh\n'\(shelf)' --server \(shelfd.address) tag \(dune) elsewhere > /dev/null\nprintf 'Mine\\n' > \"$1\"\n"
+                    .write(toFile: editor, atomically: true, encoding: .utf8)
+                chmod(editor, 0o700)
+                let outcome = try await Self.shelf(shelfd, ["note", dune], extra: ["EDITOR": editor, "TMPDIR": sandbox.directory.path])
+                #expect(outcome.status == 75)
+                #expect(outcome.stdout == "")
+                let lines = outcome.stderr.split(separator: "\n").map(String.init)
+                try #require(lines.count == 2, "\(outcome.stderr)")
+                let kept = try #require(lines[0].split(separator: " ").last.map(String.init))
+                #expect(lines[0] == "shelf: the note you wrote is kept in \(kept)")
+                #expect(try String(contentsOfFile: kept, encoding: .utf8) == "Mine\n")
+                #expect(lines[1] == "shelf: nothing was changed: the item was changed elsewhere while it was edited (it is now at "
+                    + "revision 2); look again (shelf show ID) and edit it again")
+                #expect(try await shelfd.shelf("list").stdout == "\(dune) [ ] Dune #elsewhere\n1 item, 0 read (revision 2)\n")
+            }
+        }
+    }
+
     @Test("every command in the README's shelf table has help, and every option the README's shelf section names is in shelf's help")
     func readmeClaims() async throws {
         let readme = try RepositoryFiles.text("README.md")
