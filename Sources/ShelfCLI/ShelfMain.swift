@@ -74,7 +74,10 @@ public enum ShelfMain {
         let signals = SignalWatcher()
         let received = signals.signals
         let (ends, end) = AsyncStream.makeStream(of: Int32.self)
-        let screen = WatchScreen(output: output, json: command.json, timed: TerminalWidth.outputIsTerminal)
+        // Change lines start with the local time on a terminal, where they are read as they come; not in a file.
+        var clock: (@Sendable () -> String)?
+        if TerminalWidth.outputIsTerminal { clock = { @Sendable in LocalTime.now() } }
+        let screen = WatchScreen(output: output, json: command.json, clock: clock)
         let runner = Task {
             end.yield(await WatchRunner(command: command, screen: screen).run())
         }

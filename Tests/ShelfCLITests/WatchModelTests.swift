@@ -1,7 +1,9 @@
 import Foundation
 import ShelfClient
 import ShelfCore
+import ShelfCommandLine
 import ShelfJSON
+import Synchronization
 import Testing
 
 @testable import ShelfCLI
@@ -149,5 +151,28 @@ import Testing
         #expect(model.changed(RevisionedChange(revision: 9, change: .updated(unseen)))?.lines == ["~ 00000000 [ ] Kindred"])
         #expect(model.changed(RevisionedChange(revision: 10, change: .removed(unseen.id)))?.lines == ["- 00000000 Kindred"])
         #expect(LocalTime.format(hour: 9, minute: 5, second: 0) == "09:05:00")
+    }
+
+    @Test("the screen prints each change line after the clock's time when it has a clock, and without one as is")
+    func timedLines() async throws {
+        let printed = Mutex("")
+        let output = Output(out: { text in printed.withLock { $0 += text } }, err: { _ in })
+        var model = Self.showingDune()
+        var read = Self.item(1, "Dune", revision: 6)
+        read.isRead = true
+        read.title = "Dune Messiah"
+        let change = model.changed(RevisionedChange(revision: 6, change: .updated(read)))
+        let shown = try #require(change)
+        let timed = WatchScreen(output: output, json: false, clock: { "20:15:03" })
+        await timed.show(shown)
+        await timed.flush(within: .seconds(10))
+        timed.close()
+        #expect(printed.withLock { $0 } == "20:15:03 ~ 00000000 title: Dune -> Dune Messiah\n20:15:03 ~ 00000000 read: Dune Messiah\n")
+        printed.withLock { $0 = "" }
+        let plain = WatchScreen(output: output, json: false)
+        await plain.show(shown)
+        await plain.flush(within: .seconds(10))
+        plain.close()
+        #expect(printed.withLock { $0 } == "~ 00000000 title: Dune -> Dune Messiah\n~ 00000000 read: Dune Messiah\n")
     }
 }

@@ -14,15 +14,11 @@ struct WatchScreen: Sendable {
     /// Gives the local time to put before each change line (`HH:MM:SS `), or `nil` for none.
     private let clock: (@Sendable () -> String)?
 
-    /// A screen printing to `output`, as JSON lines with `json` (`--json`), each change line after the local time
-    /// when `timed` (standard output is a terminal).
-    init(output: Output, json: Bool, timed: Bool = false) {
+    /// A screen printing to `output`, as JSON lines with `json` (`--json`), each change line after `clock`'s time
+    /// and a space when there is one (`LocalTime.now` when standard output is a terminal).
+    init(output: Output, json: Bool, clock: (@Sendable () -> String)? = nil) {
         self.json = json
-        if timed {
-            clock = { LocalTime.now() }
-        } else {
-            clock = nil
-        }
+        self.clock = clock
         out = LinePrinter(write: output.out)
         err = LinePrinter(write: output.err)
     }
