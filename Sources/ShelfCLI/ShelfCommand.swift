@@ -7,22 +7,33 @@ import ShelfWire
 public struct ShelfCommand: Equatable, Sendable {
     /// What to do.
     public enum Action: Equatable, Sendable {
+        /// `add TITLE… [--author A] [--url U] [--tag T]… [--note TEXT]`: the title words joined with spaces.
         case add(title: String, details: ItemDetails = ItemDetails())
+        /// `list [QUERY] [--tag T]… [--read|--unread] [--sort KEY] [--limit N]`.
         case list(ItemQuery)
         /// `read`/`unread ID…`: each id is its own change.
         case setRead(ids: [String], isRead: Bool)
+        /// `toggle ID…`: each id is its own change.
         case toggle(ids: [String])
+        /// `rename ID TITLE…`.
         case rename(id: String, title: String)
         /// `edit`, `tag`, `untag` and `note ID TEXT…`: one `update`.
         case edit(id: String, ItemEdit)
         /// `note ID` alone: the note is edited in `$VISUAL`, else `$EDITOR`, else `vi`.
         case editNote(id: String)
+        /// `rm ID…`: each id is its own change.
         case remove(ids: [String])
+        /// `show ID`: every member of one item.
         case show(id: String)
+        /// `info`: the server's version and the list's revision.
         case info
+        /// `ping`.
         case ping
+        /// `watch`: the list, then each change.
         case watch
+        /// `help [COMMAND]`, `-h`, `--help`.
         case help(topic: String?)
+        /// `version`, `--version`.
         case version
     }
 
@@ -95,7 +106,6 @@ public struct ShelfCommand: Equatable, Sendable {
         var tokenSource = environment["SHELF_TOKEN"].flatMap { $0.isEmpty ? nil : TokenSource.value($0) }
             ?? config.tokenFile.map(TokenSource.file)
             ?? ConfigDirectory.tokenFile(environment: environment).map(TokenSource.defaultFile)
-        var flags: [String] = []
         var operands: [String] = []
         // The first problem, reported once the command is known, so the error can point at that command's usage;
         // `unknownOption` when it is an unknown option (it may get a hint then).
@@ -138,7 +148,7 @@ public struct ShelfCommand: Equatable, Sendable {
                         expectItem = try Self.revision(try scanner.value(of: name, inline: inline), option: name)
                     case "read", "unread", "no-author", "no-url", "no-note":
                         try ArgumentScanner.noValue(name, inline)
-                        flags.append(name)
+                        options.flags.append(name)
                         options.given.append(name)
                     case "title", "author", "url", "note", "tag", "untag", "sort", "limit":
                         try options.take(name, try scanner.value(of: name, inline: inline))
@@ -154,8 +164,8 @@ public struct ShelfCommand: Equatable, Sendable {
         let command = operands.first.flatMap { ShelfHelp.text(for: $0) != nil ? $0 : nil }
         if let problem {
             // Options may follow the command, so a title word that starts with `-` reads as one.
-            let hint = unknownOption != nil && ["add", "rename", "note"].contains(command ?? "")
-                ? " (put -- before a title with a word that starts with -)" : ""
+            let text = ["add": "title", "rename": "title", "note": "note"][command ?? ""]
+            let hint = unknownOption != nil ? text.map { " (put -- before a \($0) with a word that starts with -)" } ?? "" : ""
             throw UsageError(problem.message + hint, command: command)
         }
         var server = defaultServer
@@ -170,7 +180,6 @@ public struct ShelfCommand: Equatable, Sendable {
         }
         guard let name = operands.first else { throw UsageError("no command given") }
         do throws(UsageError) {
-            options.flags = flags
             let action = try Self.action(name, Array(operands.dropFirst()), options: options)
             let parsed = ShelfCommand(
                 server: server, json: json, token: tokenSource, action: action, timeout: timeout, expect: expect,
