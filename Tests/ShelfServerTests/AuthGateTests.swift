@@ -34,6 +34,18 @@ import Testing
         #expect(throttle.slot(for: "192.0.2.8", now: start) == start)
     }
 
+    @Test("the defaults are the documented ones: 3 free attempts, 0.25 s doubling to 8 s, forgotten after 15 minutes, 4096 addresses")
+    func defaults() {
+        let throttle = GuessThrottle<ContinuousClock.Instant>()
+        #expect(throttle.freeAttempts == 3)
+        #expect(throttle.baseDelay == .milliseconds(250))
+        #expect(throttle.maxDelay == .seconds(8))
+        #expect(throttle.forgetAfter == .seconds(900))
+        #expect(throttle.maxPeers == 4096)
+        #expect(ServerConfiguration().guessBaseDelay == .milliseconds(250))
+        #expect(ServerConfiguration().guessMaxDelay == .seconds(8))
+    }
+
     @Test("a good token forgets an address's attempts, and so does time without one once its slots have passed")
     func forgetting() {
         var throttle = GuessThrottle<ContinuousClock.Instant>(
