@@ -12,7 +12,8 @@ public enum ShelfMain {
         do {
             return await run(arguments: try CommandArguments.decode(rawArguments), environment: environment, output: output)
         } catch {
-            output.error("shelf: error: \(error.message)\n\(ShelfHelp.pointer(for: nil))")
+            let json = rawArguments.prefix(while: { $0 != Array("--".utf8) }).contains(Array("--json".utf8))
+            ErrorReport(usage: error, pointer: ShelfHelp.pointer(for: nil)).print(to: output, json: json)
             return ExitCode.usage.rawValue
         }
     }

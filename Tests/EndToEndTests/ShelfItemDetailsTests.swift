@@ -239,6 +239,24 @@ import Testing
         }
     }
 
+    @Test("with --json, an error that ends shelf watch is one JSON line too, and a refused token still exits 1")
+    func watchJSONError() async throws {
+        try await Sandbox.with { sandbox in
+            let home = sandbox.directory.appending(path: "home").path
+            try writePrivateFile(home + "/.config/shelf/token", "owner-token-0123456789\n")
+            try await withShelfd(["--store", "memory"], environment: sandbox.environment) { shelfd in
+                let refused = try await Self.shelf(shelfd, ["--json", "watch"], extra: ["SHELF_TOKEN": "wrong-token-0123456789"])
+                #expect(refused.status == 1)
+                #expect(refused.stdout == "")
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(refused.stderr.utf8)) as? [String: Any], "\(refused.stderr)")
+                #expect(object["code"] as? Int == 5)
+                #expect(object["reason"] as? String == "unauthorized")
+                #expect(object["message"] as? String == "the server refused the token in $SHELF_TOKEN")
+                #expect((object["data"] as? [String: Any])?["reason"] as? String == "unauthorized")
+            }
+        }
+    }
+
     @Test("every command in the README's shelf table has help, and every option the README's shelf section names is in shelf's help")
     func readmeClaims() async throws {
         let readme = try RepositoryFiles.text("README.md")

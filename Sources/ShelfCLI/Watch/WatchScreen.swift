@@ -44,6 +44,12 @@ struct WatchScreen: Sendable {
         await err.print(TerminalText.visibleLines("shelf: " + message) + "\n")
     }
 
+    /// Says why the watch ends: `shelf: MESSAGE`, or with `json` the report's JSON line.
+    func fail(_ report: ErrorReport) async {
+        if json { return await err.print(report.jsonLine + "\n") }
+        await say(report.message)
+    }
+
     /// Ends the printers' threads once they have written what is queued.
     func close() {
         out.close()
