@@ -290,6 +290,21 @@ import Testing
         #expect(try Self.parse(["rm", "3fa2", "--expect", "3"]).expect == 3)
     }
 
+    @Test("every option shelf's help names is one the parser knows (the shelfd options watch's help names aside)")
+    func helpOptionsParse() {
+        let texts = [ShelfHelp.usage] + ShelfHelp.topics.values
+        let options = Set(texts.flatMap { $0.matches(of: /--[a-z][a-z-]+/).map { String($0.0) } })
+            .subtracting(["--history", "--max-outbound-bytes"])
+        #expect(options.isSuperset(of: ["--expect-item", "--author", "--no-note", "--untag", "--sort", "--limit", "--tag"]))
+        for option in options {
+            do {
+                _ = try Self.parse([option, "1", "info"])
+            } catch {
+                #expect(!error.message.hasPrefix("unknown option"), "\(option): \(error.message)")
+            }
+        }
+    }
+
     @Test("every command and alias has help whose usage line names it, and shelf help lists it",
           arguments: ["add", "list", "ls", "read", "unread", "toggle", "rename", "edit", "tag", "untag", "note", "rm", "remove", "show", "get", "watch", "info", "ping", "help", "version"])
     func helpForEveryCommand(name: String) throws {
