@@ -257,6 +257,47 @@ import Testing
         }
     }
 
+    @Test("shelf watch says what each change did, one line per member, against the item as it showed it last")
+    func watchSaysWhatChanged() async throws {
+        try await Sandbox.with { sandbox in
+            try await withShelfd(["--store", "memory"], environment: sandbox.environment) { shelfd in
+                let dune = try shortID(in: try await shelfd.shelf("add", "Dune", "--tag", "fantasy").stdout, after: "added ")
+                let watcher = try ChildProcess.launch(
+                    try Executables.url("shelf"), ["--server", shelfd.address, "watch"], environment: sandbox.environment)
+                do {
+                    try #require(await watcher.waitForLine(startingWith: "1 item, 0 read (revision 1)", timeout: .seconds(10)) != nil,
+                                 "no summary line: \(watcher.stdoutSoFar) \(watcher.stderrSoFar)")
+                    for arguments in [
+                        ["edit", dune, "--tag", "scifi", "--untag", "fantasy"], ["edit", dune, "--author", "Frank Herbert", "--title", "Dune Messiah"],
+                        ["note", dune, "Read", "it"], ["edit", dune, "--no-note", "--url", "https://example.org/dune"], ["read", dune],
+                    ] {
+                        let edited = try await Self.shelf(shelfd, arguments, extra: [:])
+                        #expect(edited.status == 0, "shelf \(arguments.joined(separator: " ")): \(edited.stderr)")
+                    }
+                    try #require(await watcher.waitForLine(startingWith: "~ \(dune) read:", timeout: .seconds(10)) != nil,
+                                 "the last change did not show: \(watcher.stdoutSoFar) \(watcher.stderrSoFar)")
+                    watcher.send(SIGINT)
+                    let ended = try #require(await watcher.waitForExit(timeout: .seconds(10)), "shelf watch did not stop on SIGINT")
+                    #expect(ended == .init(status: 0, signaled: false, stdout: """
+                        \(dune) [ ] Dune #fantasy
+                        1 item, 0 read (revision 1)
+                        ~ \(dune) tags: +scifi -fantasy
+                        ~ \(dune) title: Dune -> Dune Messiah
+                        ~ \(dune) author: (none) -> Frank Herbert
+                        ~ \(dune) note added: Dune Messiah
+                        ~ \(dune) url: (none) -> https://example.org/dune
+                        ~ \(dune) note removed: Dune Messiah
+                        ~ \(dune) read: Dune Messiah
+
+                        """, stderr: ""))
+                } catch {
+                    await watcher.terminate(grace: .seconds(1))
+                    throw error
+                }
+            }
+        }
+    }
+
     @Test("every command in the README's shelf table has help, and every option the README's shelf section names is in shelf's help")
     func readmeClaims() async throws {
         let readme = try RepositoryFiles.text("README.md")
