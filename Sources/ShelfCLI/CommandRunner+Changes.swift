@@ -92,10 +92,12 @@ extension CommandRunner {
     }
 
     /// `note ID` with no text: the note in the editor, then one `update` made only if the item is still as it was
-    /// read (`expectItem`), so an edit made meanwhile elsewhere is not overwritten.
+    /// read (`expectItem`), so an edit made meanwhile elsewhere is not overwritten. No connection is held while the
+    /// editor runs: the update goes on a new one (`connect`).
     func editNote(_ id: String) async throws {
         let target = try await resolve(id)
         let (listRevision, item) = try await client.get(target.id)
+        await client.close()
         let edited = try ExternalEditor.edit(
             item.note ?? "", editor: ExternalEditor.command(environment: environment), environment: environment)
         switch ItemMatching.note(old: item.note, edited: edited.text) {
@@ -107,9 +109,17 @@ extension CommandRunner {
             output.line("unchanged \(ItemRow.text(item)) (revision \(listRevision)): the note was left empty (shelf edit ID --no-note removes it)")
         case .changed(let note):
             do {
-                try await mutate(
-                    .update(id: item.id, ItemEdit(note: .set(note))), verb: "updated", seenAt: listRevision,
-                    expectItem: command.expectItem ?? item.revision)
+                var again = self
+                again.client = try await connect()
+                do {
+                    try await again.mutate(
+                        .update(id: item.id, ItemEdit(note: .set(note))), verb: "updated", seenAt: listRevision,
+                        expectItem: command.expectItem ?? item.revision)
+                } catch {
+                    await again.client.close()
+                    throw error
+                }
+                await again.client.close()
             } catch {
                 // What was typed is not lost with the change: it stays in the file, and the user is told where.
                 if !command.json { output.error("shelf: the note you wrote is kept in \(edited.path)") }

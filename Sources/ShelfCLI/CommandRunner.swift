@@ -7,11 +7,14 @@ import ShelfWire
 
 /// Runs one connected `shelf` command and prints its result as text or, with `--json`, as the raw result line.
 struct CommandRunner {
-    let client: ShelfClient
+    var client: ShelfClient
     let command: ShelfCommand
     let output: Output
     /// The process's environment: `COLUMNS`, the editor.
     var environment: [String: String] = [:]
+    /// Opens another connection like `client`'s: `note ID` holds none while the editor runs (an editing session
+    /// may outlast the server's `--idle-timeout`, and would hold one of its `--max-connections`).
+    var connect: @Sendable () async throws -> ShelfClient = { throw ClientError.connectionLost("no way to reconnect") }
 
     /// Runs the command.
     /// - Returns: `success`, or for a change to several items the status of the first that failed (each failure

@@ -54,7 +54,11 @@ public enum ShelfMain {
             let client = try await ShelfClient.connect(to: command.server, token: try token(command), timeout: command.timeout)
             let status: ExitCode
             do {
-                status = try await CommandRunner(client: client, command: command, output: output, environment: environment).run()
+                let connect: @Sendable () async throws -> ShelfClient = {
+                    try await ShelfClient.connect(to: command.server, token: try token(command), timeout: command.timeout)
+                }
+                status = try await CommandRunner(
+                    client: client, command: command, output: output, environment: environment, connect: connect).run()
             } catch {
                 await client.close()
                 throw error

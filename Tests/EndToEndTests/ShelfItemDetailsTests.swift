@@ -213,15 +213,17 @@ import Testing
         }
     }
 
-    @Test("a note whose item changed while it was edited is not saved: exit 75, and what was written is kept in its file")
+    @Test("a note whose item changed while it was edited is not saved: exit 75, and what was written is kept in its file; no connection is held while the editor runs")
     func noteConflict() async throws {
         try await Sandbox.with { sandbox in
-            try await withShelfd(["--store", "memory"], environment: sandbox.environment) { shelfd in
+            // One connection at a time: the editor's own shelf gets in only if note holds none while it edits.
+            try await withShelfd(["--store", "memory", "--max-connections", "1"], environment: sandbox.environment) { shelfd in
                 let dune = try shortID(in: try await shelfd.shelf("add", "Dune").stdout, after: "added ")
-                // The editor changes the item itself (as someone else would meanwhile), then writes its note.
+                // The editor changes the item itself (as someone else would meanwhile), then writes its note. Its
+                // shelf may come before the server has seen note's connection close: each try is refused until then.
                 let editor = sandbox.directory.appending(path: "meanwhile").path
                 let shelf = try Executables.url("shelf").path
-                try "#!/bin/sh\n'\(shelf)' --server \(shelfd.address) tag \(dune) elsewhere > /dev/null\nprintf 'Mine\\n' > \"$1\"\n"
+                try "#!/bin/sh\nfor try in 1 2 3 4 5 6 7 8 9 10; do '\(shelf)' --server \(shelfd.address) tag \(dune) elsewhere > /dev/null 2>&1 && break; done\nprintf 'Mine\\n' > \"$1\"\n"
                     .write(toFile: editor, atomically: true, encoding: .utf8)
                 chmod(editor, 0o700)
                 let outcome = try await Self.shelf(shelfd, ["note", dune], extra: ["EDITOR": editor, "TMPDIR": sandbox.directory.path])
