@@ -134,6 +134,10 @@ public enum ShelfMain {
                 + "since; look again (shelf list, shelf show ID), then retry with --expect \(current) if it still applies"
         }
         guard case .server(let rpc) = error, rpc.knownCode == .unauthorized else { return "\(error)" }
+        if let wait = rpc.data["retryAfter"]?.numberValue?.uint64 {
+            return "the server is holding back auth attempts from this address (too many from it lately, wrong tokens "
+                + "perhaps from someone else); the token was not checked: try again in \(wait) s"
+        }
         switch command.token {
         case nil: return "this server requires a token: pass --token-file PATH or set SHELF_TOKEN"
         case .defaultFile(let path)? where TokenFile.isMissing(path):

@@ -45,8 +45,9 @@ final class AuthGate: Sendable {
         state.withLock { $0.waiting.contains(id) }
     }
 
-    /// Counts an `auth` from `address` arriving now, and says when it may be checked (`GuessThrottle.slot`).
-    func slot(for address: String) -> ContinuousClock.Instant {
+    /// Counts an `auth` from `address` arriving now, and says when it may be checked (`GuessThrottle.slot`); `nil`:
+    /// refused at once, the address's turns being booked further ahead than the longest wait.
+    func slot(for address: String) -> ContinuousClock.Instant? {
         let now = ContinuousClock.now
         return state.withLock { $0.guesses.slot(for: address, now: now) }
     }

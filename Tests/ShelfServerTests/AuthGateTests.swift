@@ -22,11 +22,13 @@ import Testing
         let start = ContinuousClock.now
         for _ in 0..<3 { #expect(throttle.slot(for: "192.0.2.7", now: start) == start) }
         // Attempts in flight at once from the same address wait in line, each spaced by the delay its own count
-        // earns: 0.25 s, then 0.5 s, then the 1 s cap.
+        // earns: 0.25 s, then 0.5 s, then the 1 s cap; one booked further ahead than the cap is refused at once, and
+        // books nothing.
         #expect(throttle.slot(for: "192.0.2.7", now: start) == start + .milliseconds(250))
         #expect(throttle.slot(for: "192.0.2.7", now: start) == start + .milliseconds(750))
-        #expect(throttle.slot(for: "192.0.2.7", now: start) == start + .milliseconds(1750))
-        #expect(throttle.slot(for: "192.0.2.7", now: start) == start + .milliseconds(2750))
+        #expect(throttle.slot(for: "192.0.2.7", now: start) == nil)
+        #expect(throttle.peers["192.0.2.7"]?.nextSlot == start + .milliseconds(1750))
+        #expect(throttle.slot(for: "192.0.2.7", now: start + .milliseconds(750)) == start + .milliseconds(1750))
         #expect(throttle.delay(afterAttempts: 2) == .zero)
         #expect(throttle.delay(afterAttempts: 3) == .milliseconds(250))
         #expect(throttle.delay(afterAttempts: 40) == .seconds(1))
@@ -59,6 +61,20 @@ import Testing
         #expect(throttle.slot(for: "198.51.100.1", now: start) == start)
         #expect(throttle.slot(for: "198.51.100.1", now: start + .seconds(61)) == start + .seconds(61))
         #expect(throttle.peers["198.51.100.1"]?.attempts == 1, "forgotten, then counted afresh")
+    }
+
+    @Test("after a burst of 180 attempts, an attempt waits at most the longest delay once the burst is over")
+    func burstCannotLockOut() {
+        var throttle = GuessThrottle<ContinuousClock.Instant>()
+        let start = ContinuousClock.now
+        let booked = (0..<180).compactMap { _ in throttle.slot(for: "127.0.0.1", now: start) }
+        #expect(booked.count < 10, "most of the burst is refused, not booked")
+        // Right after it, attempts are refused unbooked (told to come back in 8 s); 8 s later one is booked, and
+        // waits at most 8 s more: within the 10 s auth deadline.
+        #expect(throttle.slot(for: "127.0.0.1", now: start + .seconds(1)) == nil)
+        let later = start + .seconds(8)
+        let owner = throttle.slot(for: "127.0.0.1", now: later)
+        #expect(owner.map { $0 - later <= .seconds(8) } == true, "the owner's attempt waits at most 8 s")
     }
 
     @Test("the addresses remembered are bounded: the one whose last attempt is oldest makes room")
