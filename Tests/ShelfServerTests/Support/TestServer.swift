@@ -36,6 +36,9 @@ struct TestServer: Sendable {
     /// The run id every test server reports in `hello` (the one protocol/examples shows).
     static let run = UUID(uuidString: "9f1c2e4a-7b3d-4c5e-8f60-1a2b3c4d5e6f") ?? UUID()
 
+    /// The list identity the transcripts' store reports in `hello` (the one protocol/examples shows).
+    static let listID = UUID(uuidString: "2b7e1516-28ae-4d2a-a6f7-15884f3c9e01") ?? UUID()
+
     /// The id the server gives its `n`th new item (from 1).
     static func id(_ n: Int) -> UUID {
         let digits = String(n, radix: 16)
