@@ -1,3 +1,4 @@
+import Foundation
 import ShelfCore
 
 /// What `hello` answers.
@@ -12,6 +13,10 @@ public struct HelloResult: Sendable, Equatable {
     public let revision: Revision
     /// The server's run id, new at each start (protocol/PROTOCOL.md §5); `nil` from a server that sends none.
     public let run: String?
+    /// The stored list's identity, the same across the server's restarts (protocol/PROTOCOL.md §5): a client that
+    /// saw this id before may resume a watch from the revision it reached; a different one is another list, to be
+    /// listed again. `nil` from a server that sends none.
+    public let listID: UUID?
     /// What the server offers beyond protocol 1's first methods (`ProtocolInfo.features`); empty from an older one.
     public var features: [String] = []
 }

@@ -237,7 +237,8 @@ extension Session {
         switch call {
         case .hello:
             let revision = await list.revision
-            return (.success(MethodResult.hello(revision: revision, authRequired: tokenCheck != nil, run: runID).json), revision)
+            return (.success(MethodResult.hello(
+                revision: revision, authRequired: tokenCheck != nil, run: runID, list: list.identity).json), revision)
         case .ping:
             return (.success(MethodResult.pong.json), nil)
         case .get(let id):

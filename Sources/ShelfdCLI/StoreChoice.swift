@@ -31,12 +31,14 @@ public enum StoreChoice: Sendable, Equatable {
     }
 
     /// Makes the store. A file store takes the commits of one round of the event loop together, at its end, and
-    /// hands `log` a line (`logLine(for:)`) when a compaction fails, and when one succeeds after failures.
+    /// hands `log` a line (`logLine(for:)`) when a compaction fails, when one succeeds after failures, when its
+    /// start cuts a torn tail off the journal and when it compacts at start.
     func makeStore(log: @escaping @Sendable (String) -> Void = { _ in }) -> any ListStore {
         switch self {
         case .file(let path):
             FileListStore(
-                path: path, roundEnd: Self.eventLoopRoundEnd, compactionEvents: { log(Self.logLine(for: $0)) })
+                path: path, roundEnd: Self.eventLoopRoundEnd, compactionEvents: { log(Self.logLine(for: $0)) },
+                loadEvents: { log(Self.logLine(for: $0)) })
         case .memory: EphemeralListStore()
         }
     }
@@ -55,6 +57,22 @@ public enum StoreChoice: Sendable, Equatable {
                 + "restarted; fix the cause, then restart it"
         case .recovered(let failures):
             "a compaction succeeded after \(ServerLog.count(failures, "failure")): the journal is back to its usual size"
+        }
+    }
+
+    /// The log line for a load event. A cut tail is usually a crash's unacknowledged write, but a whole last record
+    /// that fails its checksum may be an acknowledged change damaged on disk: the operator must hear of either.
+    static func logLine(for event: LoadEvent) -> String {
+        switch event {
+        case .cutTornTail(let cut):
+            let named = cut.droppedRevision.map { " (it names revision \($0))" } ?? ""
+            return "cut a torn tail off \(cut.path): dropped \(cut.droppedBytes) byte(s) in \(cut.droppedLines) line(s) from "
+                + "line \(cut.firstDroppedLine)\(named), which \(cut.reason); kept \(cut.keptRecords) record(s), "
+                + "\(cut.keptBytes) byte(s), the list at revision \(cut.keptRevision). A crash during a write leaves such a "
+                + "tail, never acknowledged; without a crash the file was damaged: check the disk (the next change takes "
+                + "revision \(cut.keptRevision + 1) again)"
+        case .compactedAtStart(let journalBytes, let snapshotBytes):
+            return "compacted at start: the journal's \(journalBytes) byte(s) went into a snapshot of \(snapshotBytes) byte(s)"
         }
     }
 

@@ -40,7 +40,7 @@ import Testing
             let failures = stopped?.stderr.components(separatedBy: "a compaction failed").count ?? 0
             #expect(failures == 2, "exactly one failure line: \(stopped?.stderr ?? "")")
             let snapshot = try Data(contentsOf: URL(fileURLWithPath: sandbox.storePath))
-            #expect(snapshot.starts(with: Array(#"{"format":2,"revision":"#.utf8)), "the snapshot was written")
+            #expect(snapshot.starts(with: Array(#"{"format":3,"revision":"#.utf8)), "the snapshot was written")
 
             let restarted = try await RunningShelfd.start(store, environment: sandbox.environment)
             let info = try await restarted.shelf("info")

@@ -23,7 +23,11 @@ struct FileListStoreTests {
         #expect(isDirectory.boolValue)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path("nested/deeper")).sorted()
             == [".reading-list.json.lock", "reading-list.json.journal"])
-        #expect(FileManager.default.contents(atPath: path + ".journal") == Data())
+        // A new journal starts with its header: the list's identity, kept from now on.
+        let identity = try await FileListStore(path: path).loadStored().identity
+        let journal = String(decoding: FileManager.default.contents(atPath: path + ".journal") ?? Data(), as: UTF8.self)
+        #expect(journal.hasPrefix(#"{"journal":2,"list":"\#(identity.wireString)","crc":""#) && journal.hasSuffix("\"}\n"))
+        #expect(journal.count == 77)
     }
 
     @Test("commits are durable: a new store on the same path loads the same list and revision")
@@ -57,7 +61,7 @@ struct FileListStoreTests {
         #expect(files.journalText == Stored.record(1, "added", Stored.item(1, "One", revision: 1)))
         #expect(!files.exists(files.path))
         #expect(files.names() == [".reading-list.json.lock", "reading-list.json.journal"])
-        let data = Data(try #require(files.journalBytes))
+        let data = Data(try #require(files.journalText).utf8)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let change = try #require(object["change"] as? [String: Any])
         #expect(object["revision"] as? Int == 1)
@@ -155,7 +159,7 @@ struct FileListStoreTests {
 
     @Test("a snapshot with an unknown format is refused as unknownFormat and left untouched", arguments: [
         (#"{"format":99,"revision":1,"items":[],"journal":"elsewhere"}"#, "99"),
-        (#"{"format":3,"revision":1,"items":1}"# + "\n" + Stored.item(1, "A", revision: 1) + "\n", "3"),
+        (#"{"format":4,"revision":1,"items":1}"# + "\n" + Stored.item(1, "A", revision: 1) + "\n", "4"),
     ])
     func unknownFormat(text: String, format: String) async throws {
         let files = try StoreFiles()
@@ -425,7 +429,7 @@ struct FileListStoreTests {
         let result = await commit(store, addCommit(1, base: 0, title: "One"))
 
         #expect(result.error == .injected(step.rawValue))
-        #expect(files.bytes(files.journal) == [])
+        #expect(files.journalText == "")
         #expect(files.names() == [".reading-list.json.lock", "reading-list.json.journal"])
         try await commit(store, addCommit(1, base: 0, title: "One")).get()
         #expect(try await FileListStore(path: files.path).load().items.items.map(\.title) == ["One"])
@@ -442,7 +446,7 @@ struct FileListStoreTests {
         faults.arm(.fsync, times: 2)
         await #expect(throws: StorageError.injected("fsync")) { try await commit(store, addCommit(1, base: 0)).get() }
         await #expect(throws: StorageError.injected("fsync")) { try await commit(store, addCommit(1, base: 0)).get() }
-        #expect(files.bytes(files.journal) == [])
+        #expect(files.journalText == "")
         #expect(!files.exists(files.path))
 
         try await commit(store, addCommit(1, base: 0)).get()

@@ -37,7 +37,7 @@ import Testing
         defer { files.remove() }
         let (_, acknowledged, reported) = try await Self.commitUntilCompactionEvents(2, faulting: .truncate, at: files, limit: 60)
         #expect(reported == [.failed(.injected("truncate")), .recovered(afterFailures: 1)])
-        let records = try JournalFile.read(path: files.path + ".journal").records.count
+        let records = try JournalFile.records(at: files.path + ".journal").count
         #expect(records == 0, "the compaction after the failed cut dropped every record")
         let reopened = FileListStore(path: files.path)
         #expect(try await reopened.load().revision == acknowledged)
@@ -56,7 +56,7 @@ import Testing
             acknowledged += 1
         }
         let snapshotRevision = try SnapshotCodec.decode(try #require(try FileBytes.read(files.path)), path: files.path).revision
-        let records = try JournalFile.read(path: files.path + ".journal").records.map(\.revision)
+        let records = try JournalFile.records(at: files.path + ".journal").map(\.revision)
         #expect(records.first.map { $0 <= snapshotRevision } == true, "the journal still starts with records the snapshot holds")
         #expect(records.last == acknowledged)
         let reopened = FileListStore(path: files.path)
@@ -89,7 +89,7 @@ import Testing
         let faults = FileFaults()
         let reported = Mutex<[CompactionEvent]>([])
         let store = FileListStore(
-            path: files.path, faults: faults, compactionMinimumBytes: 256,
+            path: files.path, faults: faults, compactionMinimumBytes: 300,
             compactionEvents: { event in reported.withLock { $0.append(event) } })
         _ = try await store.load()
         faults.arm(step)
@@ -126,9 +126,15 @@ import Testing
         #expect(reloaded.items.items.map(\.title) == ["Last"])
     }
 
-    @Test("a snapshot at revision 2^64-1 is refused: the next change would have no revision")
-    func exhaustedRevision() throws {
-        let text = #"{"format":2,"revision":18446744073709551615,"items":0}"# + "\n"
-        #expect(throws: StorageError.self) { try SnapshotCodec.decode(Array(text.utf8), path: "/x") }
+    /// Found by a storage attack run: it was refused as if the field were missing ("needs a numeric revision").
+    @Test("a snapshot at revision 2^64-1 is refused, saying so: the next change would have no revision", arguments: [
+        #"{"format":2,"revision":18446744073709551615,"items":0}"# + "\n",
+        #"{"format":1,"revision":18446744073709551615,"items":[]}"#,
+    ])
+    func exhaustedRevision(text: String) throws {
+        #expect(throws: StorageError.corrupt(path: "/x", reason:
+            "the list revision is 18446744073709551615 (2^64 − 1), past the last one a change can produce (2^64 − 2)")) {
+            try SnapshotCodec.decode(Array(text.utf8), path: "/x")
+        }
     }
 }

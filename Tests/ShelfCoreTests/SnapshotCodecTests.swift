@@ -43,18 +43,23 @@ struct SnapshotCodecTests {
         }
     }
 
-    @Test("this build writes format 2: the first line is its header")
-    func formats() {
-        #expect(SnapshotCodec.format == 2)
-        let bytes = SnapshotCodec.encode(ListSnapshot())
-        #expect(String(decoding: bytes, as: UTF8.self) == #"{"format":2,"revision":0,"items":0}"# + "\n")
+    /// The list identity the encoding tests write.
+    static let identity = UUID(uuidString: "5E1F0000-0000-4000-8000-000000000001") ?? UUID()
+
+    @Test("this build writes format 3: the first line is its header, with the list's identity and a checksum")
+    func formats() throws {
+        #expect(SnapshotCodec.format == 3)
+        let bytes = SnapshotCodec.encode(ListSnapshot(), identity: Self.identity)
+        #expect(String(decoding: bytes, as: UTF8.self)
+            == #"{"format":3,"revision":0,"items":0,"list":"5e1f0000-0000-4000-8000-000000000001","crc":"80ad57f0"}"# + "\n")
+        #expect(try SnapshotCodec.decodeStored(bytes, path: Self.path).identity == Self.identity)
     }
 
     @Test("a snapshot survives encode then decode exactly")
     func roundTrip() throws {
         let original = try sample()
 
-        let decoded = try SnapshotCodec.decode(SnapshotCodec.encode(original), path: Self.path)
+        let decoded = try SnapshotCodec.decode(SnapshotCodec.encode(original, identity: Self.identity), path: Self.path)
 
         #expect(decoded == original)
         #expect(decoded.items.items.map(\.addedAt) == original.items.items.map(\.addedAt))
@@ -62,26 +67,27 @@ struct SnapshotCodecTests {
 
     @Test("an empty snapshot at revision 0 is the header line alone, and round-trips")
     func emptyRoundTrip() throws {
-        let bytes = SnapshotCodec.encode(ListSnapshot())
+        let bytes = SnapshotCodec.encode(ListSnapshot(), identity: Self.identity)
 
-        #expect(String(decoding: bytes, as: UTF8.self) == #"{"format":2,"revision":0,"items":0}"# + "\n")
+        #expect(String(decoding: bytes, as: UTF8.self)
+            == #"{"format":3,"revision":0,"items":0,"list":"5e1f0000-0000-4000-8000-000000000001","crc":"80ad57f0"}"# + "\n")
         #expect(try SnapshotCodec.decode(bytes, path: Self.path) == ListSnapshot())
     }
 
-    @Test("the encoded text is a format 2 header line, then each item on its own line in list order")
+    @Test("the encoded text is a format 3 header line, then each item on its own line in list order, each line ending with its CRC-32C")
     func encodedShape() throws {
-        let text = String(decoding: SnapshotCodec.encode(try sample()), as: UTF8.self)
+        let text = String(decoding: SnapshotCodec.encode(try sample(), identity: Self.identity), as: UTF8.self)
 
         #expect(text == """
-            {"format":2,"revision":9,"items":3}
-            {"id":"00000000-0000-0000-0000-000000000001","title":"Protocols","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1}
-            {"id":"00000000-0000-0000-0000-000000000002","title":"Quotes \\" and \\\\ and / and ünïcødé 📚","isRead":true,"addedAt":"2027-01-15T08:00:00.002Z","revision":9}
-            {"id":"00000000-0000-0000-0000-000000000003","title":"Protocols","isRead":false,"addedAt":"2009-02-13T23:31:30.999Z","revision":5}
+            {"format":3,"revision":9,"items":3,"list":"5e1f0000-0000-4000-8000-000000000001","crc":"efe35358"}
+            {"id":"00000000-0000-0000-0000-000000000001","title":"Protocols","isRead":false,"addedAt":"2026-11-29T13:14:15.123Z","revision":1,"crc":"8d82ed29"}
+            {"id":"00000000-0000-0000-0000-000000000002","title":"Quotes \\" and \\\\ and / and ünïcødé 📚","isRead":true,"addedAt":"2027-01-15T08:00:00.002Z","revision":9,"crc":"a545493f"}
+            {"id":"00000000-0000-0000-0000-000000000003","title":"Protocols","isRead":false,"addedAt":"2009-02-13T23:31:30.999Z","revision":5,"crc":"771387f3"}
 
             """)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let header = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
-        #expect(header["format"] as? Int == 2)
+        #expect(header["format"] as? Int == 3)
         #expect(header["revision"] as? Int == 9)
         #expect(header["items"] as? Int == 3)
         let second = try #require(try JSONSerialization.jsonObject(with: Data(lines[2].utf8)) as? [String: Any])
@@ -150,8 +156,14 @@ struct SnapshotCodecTests {
     func largeSnapshot() throws {
         let count: UInt64 = 5_000
         let original = try snapshot(revision: count, (1...count).map { item($0, "Book \($0)", revision: $0) })
-        let bytes = SnapshotCodec.encode(original)
-
+        #expect(try SnapshotCodec.decode(SnapshotCodec.encode(original, identity: Self.identity), path: Self.path) == original)
+        // Format 2, whose lines have no checksum, so that the item checks name the line.
+        let bytes = Array(([#"{"format":2,"revision":5000,"items":5000}"#]
+            + original.items.map { item in
+                var line: [UInt8] = []
+                item.appendJSON(to: &line)
+                return String(decoding: line, as: UTF8.self)
+            }).map { $0 + "\n" }.joined().utf8)
         #expect(try SnapshotCodec.decode(bytes, path: Self.path) == original)
 
         // Lines are parsed in chunks, one per core: numbering must hold in every chunk, and the earliest bad line wins.
@@ -218,7 +230,7 @@ struct SnapshotCodecTests {
     @Test("an unknown format version is refused as unknownFormat, in either layout", arguments: [
         (#"{"format":99,"whatever":true}"#, "99"),
         (#"{"format":0,"revision":0,"items":[]}"#, "0"),
-        (#"{"format":3,"revision":0,"items":0}"# + "\n", "3"),
+        (#"{"format":4,"revision":0,"items":0}"# + "\n", "4"),
         // Found by a hostile-input run: these read "not JSON: unexpected data after the JSON value".
         (#"{"format":2.0,"revision":1,"items":0}"# + "\n", "2.0"),
         (#"{"format":2.5,"revision":1,"items":0}"# + "\n" + #"{"x":1}"# + "\n", "2.5"),

@@ -84,7 +84,7 @@ import ShelfTestSupport
             do {
                 let connection = try await restarted.connect()
                 #expect(try await connection.exchange(#"{"id":"final","method":"list"}"#) == finalLine)
-                #expect(try await connection.exchange(#"{"id":1,"method":"hello"}"#) == ExpectedLine.hello("1", revision: Int(finalRevision)))
+                #expect(try await connection.exchange(#"{"id":1,"method":"hello"}"#) == ExpectedLine.hello("1", revision: Int(finalRevision), list: restarted.list.identity))
                 connection.close()
             } catch {
                 await restarted.stop()

@@ -36,7 +36,7 @@ import Testing
 
     @Test("a stale expect gets code 3 with the current revision, and nothing is written")
     func staleExpectConflicts() async throws {
-        let store = MemoryListStore()
+        let store = MemoryListStore(identity: TestServer.listID)
         try await withTestServer(store: store) { server in
             let connection = try await server.connect()
             let id = ExpectedLine.wireID(1)

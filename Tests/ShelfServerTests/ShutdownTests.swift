@@ -104,7 +104,7 @@ import ShelfTestSupport
     // `case .stopped, .draining: await waitForRun()` with `runFinished` false).
     @Test("shutdown twice on a server that was never started returns both times")
     func shutdownTwiceWithoutStart() async throws {
-        let list = try await ReadingList(store: MemoryListStore())
+        let list = try await ReadingList(store: MemoryListStore(identity: TestServer.listID))
         let server = Server(list: list, configuration: ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0)), log: .silent)
         #expect(await finishesWithin(seconds: 2) { await server.shutdown() })
         #expect(await finishesWithin(seconds: 2) { await server.shutdown() }, "the second shutdown() never returned")
@@ -118,7 +118,7 @@ import ShelfTestSupport
     @Test("shutdown requested before run has begun still returns once run is called")
     func shutdownBeforeRun() async throws {
         let log = LogRecorder()
-        let list = try await ReadingList(store: MemoryListStore())
+        let list = try await ReadingList(store: MemoryListStore(identity: TestServer.listID))
         let server = Server(list: list, configuration: ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0)), log: log.log)
         _ = try await server.start()
         let shutdown = Task { await server.shutdown() }

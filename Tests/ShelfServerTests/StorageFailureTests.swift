@@ -11,7 +11,7 @@ import Testing
     /// Found by a hostile-input run: thousands of storage_failed replies on a full disk, and nothing in the log.
     @Test("a failed save is logged with its error, how many requests failed, and the revision the list is back at")
     func failedSaveIsLogged() async throws {
-        let store = MemoryListStore()
+        let store = MemoryListStore(identity: TestServer.listID)
         store.failWrites = true
         try await withRecordingTestServer(store: store) { server, log in
             let connection = try await server.connect()
@@ -26,7 +26,7 @@ import Testing
 
     @Test("an add the store refuses gets code 4 and changes nothing")
     func failedAdd() async throws {
-        let store = MemoryListStore()
+        let store = MemoryListStore(identity: TestServer.listID)
         store.failWrites = true
         try await withTestServer(store: store) { server in
             let connection = try await server.connect()
@@ -44,7 +44,7 @@ import Testing
     // are never skipped, ids need only be unique).
     @Test("after a refused add, the next add works: revision 1, but the second id and clock tick")
     func recoversAfterFailure() async throws {
-        let store = MemoryListStore()
+        let store = MemoryListStore(identity: TestServer.listID)
         store.failWrites = true
         try await withTestServer(store: store) { server in
             let connection = try await server.connect()
@@ -61,7 +61,7 @@ import Testing
 
     @Test("pipelined changes while writes fail all get code 4; reads queued after them see the old list")
     func pipelinedFailures() async throws {
-        let store = MemoryListStore()
+        let store = MemoryListStore(identity: TestServer.listID)
         try await withTestServer(store: store) { server in
             let connection = try await server.connect()
             let dune = ExpectedLine.itemJSON(1, "Dune", revision: 1)
@@ -93,7 +93,7 @@ import Testing
 
     @Test("a request that changes nothing succeeds without writing, even while writes fail")
     func noOpWritesNothing() async throws {
-        let store = MemoryListStore()
+        let store = MemoryListStore(identity: TestServer.listID)
         try await withTestServer(store: store) { server in
             let connection = try await server.connect()
             let id = ExpectedLine.wireID(1)
@@ -111,7 +111,7 @@ import Testing
 
     @Test("another client never sees a refused change")
     func otherClientSeesNothing() async throws {
-        let store = MemoryListStore()
+        let store = MemoryListStore(identity: TestServer.listID)
         store.failWrites = true
         try await withTestServer(store: store) { server in
             let writer = try await server.connect()

@@ -28,7 +28,7 @@ import Testing
     func playsBack(_ name: String) async throws {
         let text = try String(contentsOf: Self.directory.appendingPathComponent(name), encoding: .utf8)
         let transcript = try Transcript.parse(text, file: name)
-        let store = MemoryListStore()
+        let store = MemoryListStore(identity: TestServer.listID)
         store.failWrites = transcript.failingStore
         var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
         if let limit = transcript.maxLineBytes { configuration.maxLineBytes = limit }

@@ -22,7 +22,7 @@ struct MethodResultResponseTests {
         .revision(3),
         .pong,
         .empty,
-        .hello(revision: 9, authRequired: true, run: item.id),
+        .hello(revision: 9, authRequired: true, run: item.id, list: item.id),
     ]
 
     /// Number ids up to 40 characters take the stack-buffer path; longer ones, strings and null do not.

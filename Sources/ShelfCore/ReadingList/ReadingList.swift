@@ -36,6 +36,9 @@ public actor ReadingList {
     }
 
     let store: any ListStore
+    /// The identity of the stored list (`ListStore.loadStored()`): kept across restarts by a store that keeps the
+    /// list, new at each start otherwise. `hello` reports it as `list` (protocol/PROTOCOL.md §5).
+    public nonisolated let identity: UUID
     /// The executor the actor runs on, when not its own (`unownedExecutor`).
     let executor: (any SerialExecutor)?
     /// Where the task that hands a store's later completions to the actor runs (`drainCompletions()`).
@@ -99,7 +102,9 @@ public actor ReadingList {
         executor: (any SerialExecutor)? = nil,
         completionExecutor: (any TaskExecutor)? = nil
     ) async throws(StorageError) {
-        let snapshot = try await store.load()
+        let loaded = try await store.loadStored()
+        let snapshot = loaded.snapshot
+        identity = loaded.identity
         self.executor = executor
         self.store = store
         self.now = now

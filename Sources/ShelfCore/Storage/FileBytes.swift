@@ -8,30 +8,75 @@ enum FileBytes {
     ///   (`O_NONBLOCK`): a FIFO nobody writes to held `shelfd`'s start for good. (A directory fails at `read`, with
     ///   `EISDIR`.)
     static func read(_ path: String, limit: Int = .max) throws(StorageError) -> [UInt8]? {
+        guard let reader = try openForReading(path) else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(min(reader.size + 1, limit))
+        while bytes.count < limit {
+            if try reader.append(to: &bytes, count: min(StreamingReader.chunkBytes, limit - bytes.count)) == 0 { break }
+        }
+        return bytes
+    }
+
+    /// Opens the file at `path` for reading a block at a time (`StreamingReader`), with the checks of `read`.
+    /// - Returns: `nil` when it does not exist.
+    /// - Throws: as `read`.
+    static func openForReading(_ path: String) throws(StorageError) -> StreamingReader? {
         let fd = retryingEINTR { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         if fd < 0 {
             let code = errno
             if code == ENOENT { return nil }
-            // A Unix socket cannot be opened at all.
             if code == ENXIO { throw .notAFile(path: path) }
             throw .io(call: "open", path: path, errno: code)
         }
-        defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .io(call: "fstat", path: path, errno: errno) }
-        let kind = info.st_mode & S_IFMT
-        guard kind == S_IFREG || kind == S_IFDIR else { throw .notAFile(path: path) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(min(Int(info.st_size) + 1, limit))
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while bytes.count < limit {
-            let wanted = min(buffer.count, limit - bytes.count)
-            let n = buffer.withUnsafeMutableBytes { raw in retryingEINTR { Glibc.read(fd, raw.baseAddress, wanted) } }
-            if n < 0 { throw .io(call: "read", path: path, errno: errno) }
-            if n == 0 { return bytes }
-            bytes.append(contentsOf: buffer[0..<n])
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw .io(call: "fstat", path: path, errno: code)
         }
-        return bytes
+        let kind = info.st_mode & S_IFMT
+        guard kind == S_IFREG || kind == S_IFDIR else {
+            close(fd)
+            throw .notAFile(path: path)
+        }
+        return StreamingReader(fd: fd, path: path, size: Int(info.st_size))
+    }
+
+    /// A file read a block at a time, so that memory stays bounded by the block, not the file (the journal,
+    /// which can be far larger than the list). Closes the file when released.
+    final class StreamingReader {
+        private let fd: Int32
+        let path: String
+        /// The file's size when it was opened.
+        let size: Int
+        /// Where each `read` lands before it is appended: appending in place could grow a buffer sized for the
+        /// whole file past its end.
+        private var chunk = [UInt8](repeating: 0, count: chunkBytes)
+        /// The most one `read` asks for: 1 MiB.
+        static let chunkBytes = 1 << 20
+
+        fileprivate init(fd: Int32, path: String, size: Int) {
+            self.fd = fd
+            self.path = path
+            self.size = size
+        }
+
+        deinit { close(fd) }
+
+        /// Appends up to `count` bytes to `bytes`.
+        /// - Returns: how many were appended; 0 at the end of the file.
+        func append(to bytes: inout [UInt8], count: Int) throws(StorageError) -> Int {
+            var total = 0
+            while total < count {
+                let wanted = min(chunk.count, count - total)
+                let n = chunk.withUnsafeMutableBytes { raw in retryingEINTR { Glibc.read(fd, raw.baseAddress, wanted) } }
+                if n < 0 { throw .io(call: "read", path: path, errno: errno) }
+                if n == 0 { break }
+                bytes.append(contentsOf: chunk[0..<n])
+                total += n
+            }
+            return total
+        }
     }
 
     /// `count` bytes of the open file `fd` from byte `offset` (`pread`: the descriptor's offset is not moved).

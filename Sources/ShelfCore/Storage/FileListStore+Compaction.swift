@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// Compaction (protocol/STORAGE.md, "Compaction"): the new snapshot is written on the compaction queue while the
 /// store's queue goes on appending; the store's queue then drops the journal records it holds.
@@ -10,7 +11,7 @@ extension FileListStore {
     /// holds. A failure leaves a consistent pair of files and is retried after the journal has grown by as much again.
     func compactIfDue(_ disk: Disk) {
         guard disk.broken == nil, disk.compaction == nil, let journal = disk.journal, let revision = disk.revision,
-              journal.length > disk.compactAt else { return }
+              let identity = disk.identity, journal.length > disk.compactAt else { return }
         // Handed over, not shared: the appends meanwhile go to `Compaction.appended` instead of a copy of the list.
         let written = disk.written
         disk.written = nil
@@ -25,7 +26,7 @@ extension FileListStore {
                 guard list.revision == revision else {
                     throw .corruptJournal(path: journalPath, reason: "compaction read revision \(list.revision), not \(revision)")
                 }
-                let bytes = SnapshotCodec.encode(list)
+                let bytes = SnapshotCodec.encode(list, identity: identity)
                 try file.replace(with: bytes) { previous }
                 return (list, bytes.count)
             }
@@ -98,11 +99,37 @@ extension FileListStore {
         }
     }
 
-    /// The list the files hold, read back from them: the snapshot with the journal replayed on top.
+    /// The list the files hold, read back from them: the snapshot with the journal replayed on top, streamed as at
+    /// start-up, every checksum checked.
     private func readBack(_ snapshotBytes: [UInt8]?, journalPrefix: Int) throws(StorageError) -> ListSnapshot {
         var snapshot = try snapshotBytes.map { bytes throws(StorageError) in try SnapshotCodec.decode(bytes, path: file.path) }
             ?? ListSnapshot()
-        try Self.replay(try JournalFile.read(path: journalPath, prefix: journalPrefix).records, onto: &snapshot, path: journalPath)
+        var replay = JournalReplay(base: snapshot.revision, path: journalPath)
+        _ = try JournalFile.read(path: journalPath, prefix: journalPrefix) { record throws(StorageError) in
+            try replay.apply(record, to: &snapshot)
+        }
         return snapshot
+    }
+
+    /// Compacts during `load()`, from the list it just built, before anything is served (protocol/STORAGE.md,
+    /// "Loading", step 8): when the journal has outgrown the snapshot — so a store restarted over and over, each run
+    /// killed before its first compaction finished, no longer lets the journal grow without bound nor replays it twice
+    /// — and when the store was written before identities, to give it one that outlives restarts. A failure is a
+    /// failed compaction like any other (logged; everything is still in the files), and the store serves anyway.
+    func compactAtStart(_ list: ListSnapshot, identity: UUID, previous: [UInt8]?, _ disk: Disk) {
+        guard let journal = disk.journal else { return }
+        let journalBytes = journal.length
+        let bytes = SnapshotCodec.encode(list, identity: identity)
+        do throws(StorageError) {
+            try file.replace(with: bytes) { previous }
+            try journal.dropFirst(journal.length, syncDirectory: file.syncDirectory)
+            disk.compactAt = max(bytes.count, compactionMinimumBytes)
+            loadEvents?(.compactedAtStart(journalBytes: journalBytes, snapshotBytes: bytes.count))
+        } catch {
+            if journal.damaged { disk.broken = error }
+            disk.compactAt = journal.length * 2
+            disk.failedCompactions += 1
+            compactionEvents?(journal.damaged ? .stoppedWrites(error) : .failed(error))
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Glibc
 import Synchronization
 
 /// A durable, log-structured store (protocol/STORAGE.md): a snapshot file plus an append-only journal of the
@@ -26,6 +27,8 @@ public final class FileListStore: ListStore {
     final class Disk: @unchecked Sendable {
         /// The stored revision; `nil` until `load()` succeeded.
         var revision: Revision?
+        /// The list's identity, written with every snapshot and journal header; `nil` until `load()` succeeded.
+        var identity: UUID?
         /// The list the two files hold together (snapshot plus journal), kept by the first compaction and then
         /// updated as records are appended, so later compactions only encode it. `nil` until then — not taken from
         /// `load()`, whose list the server mutates: sharing it would copy the whole list at the first change —,
@@ -58,6 +61,7 @@ public final class FileListStore: ListStore {
     let preallocationBytes: Int
     private let roundEnd: (@Sendable (@escaping @Sendable () -> Void) -> Bool)?
     let compactionEvents: (@Sendable (CompactionEvent) -> Void)?
+    let loadEvents: (@Sendable (LoadEvent) -> Void)?
     /// Commits made in the current round of the caller's event loop, handed to the queue together at its end
     /// (`roundEnd`).
     private let thisRound = Mutex<[Queued]>([])
@@ -72,8 +76,9 @@ public final class FileListStore: ListStore {
 
     /// The snapshot's path.
     public var path: String { file.path }
-    /// The journal's path: the snapshot's path + `.journal`.
-    public var journalPath: String { file.path + ".journal" }
+    /// The journal's path: the snapshot's path + `.journal`, a symbolic link there followed (so a compaction's
+    /// rename replaces the file it points to, not the link).
+    public let journalPath: String
 
     /// A store for the snapshot at `path` and its journal beside it. Nothing is touched until `load()`.
     /// - Parameters:
@@ -91,13 +96,18 @@ public final class FileListStore: ListStore {
     ///     succeeds after failures. No commit fails with a compaction — the journal still holds every change and
     ///     keeps growing — so without this hook nobody would hear of it. The next try comes once the journal has
     ///     doubled, so calls are rare.
+    ///   - loadEvents: called on the store's queue during `load()` when it cuts a torn tail off the journal (with
+    ///     what was cut) and when it compacts at start: a cut that was not a crash's is damage an operator must hear of.
     public init(
         path: String, faults: FileFaults? = nil, compactionMinimumBytes: Int = 1 << 20,
         preallocationBytes: Int = FileListStore.defaultPreallocationBytes,
         roundEnd: (@Sendable (@escaping @Sendable () -> Void) -> Bool)? = nil,
-        compactionEvents: (@Sendable (CompactionEvent) -> Void)? = nil
+        compactionEvents: (@Sendable (CompactionEvent) -> Void)? = nil,
+        loadEvents: (@Sendable (LoadEvent) -> Void)? = nil
     ) {
         file = SnapshotFile(path: path, faults: faults)
+        journalPath = StorePath.resolved(file.path + ".journal")
+        self.loadEvents = loadEvents
         self.faults = faults
         self.compactionMinimumBytes = compactionMinimumBytes
         self.preallocationBytes = preallocationBytes
@@ -114,13 +124,22 @@ public final class FileListStore: ListStore {
     static let typicalRecordBytes = 192
 
     /// Creates missing parent directories, takes the store's lock (`.NAME.lock` beside the file, held while this
-    /// store lives), reads the snapshot and replays the journal, drops a torn last record, and removes a temp file
-    /// left by a crash. A missing snapshot is an empty list at revision 0.
+    /// store lives), reads the snapshot and replays the journal, drops a torn last record (reported to
+    /// `loadEvents`), removes a temp file left by a crash, and compacts at once when the journal has outgrown the
+    /// snapshot or the store has no identity yet (protocol/STORAGE.md, "Loading"). A missing snapshot is an empty
+    /// list at revision 0.
     /// - Throws: `StorageError` naming the file when it cannot be read or is refused (corrupt, duplicate ids,
-    ///   unknown format, a journal with a bad record in the middle or a gap in revisions), or `.locked` when another
-    ///   process holds the lock; nothing is modified then.
+    ///   unknown format, a bad checksum or a bad record in the middle of the journal, a gap in revisions, a snapshot
+    ///   link whose target's directory is missing), or `.locked` when another process holds the lock; nothing is
+    ///   modified then.
     public func load() async throws(StorageError) -> ListSnapshot {
-        let result: Result<ListSnapshot, StorageError> = await withCheckedContinuation { continuation in
+        try await loadStored().snapshot
+    }
+
+    /// `load()`, with the list's identity: the one the snapshot or the journal's header names, or a new one for a
+    /// new store (written with it at once) or a store written before identities (written by the compaction at start).
+    public func loadStored() async throws(StorageError) -> StoredList {
+        let result: Result<StoredList, StorageError> = await withCheckedContinuation { continuation in
             queue.async { @Sendable in
                 continuation.resume(returning: Result { () throws(StorageError) in try self.loadOnQueue() })
             }
@@ -128,44 +147,84 @@ public final class FileListStore: ListStore {
         return try result.get()
     }
 
-    private func loadOnQueue() throws(StorageError) -> ListSnapshot {
+    private func loadOnQueue() throws(StorageError) -> StoredList {
+        try file.checkLinkTarget()
         try file.createDirectory()
         let lock = try StoreLock(path: file.lockPath, guarding: file.path)
         do throws(StorageError) {
             let stored = try file.read()
-            var snapshot = try stored.map { bytes throws(StorageError) in try SnapshotCodec.decode(bytes, path: file.path) }
-                ?? ListSnapshot()
-            let contents = try JournalFile.read(path: journalPath)
-            try Self.replay(contents.records, onto: &snapshot, path: journalPath)
-            let journal = JournalFile(path: journalPath, faults: faults)
+            let decoded = try stored.map { bytes throws(StorageError) in try SnapshotCodec.decodeStored(bytes, path: file.path) }
+            var snapshot = decoded?.snapshot ?? ListSnapshot()
+            var replay = JournalReplay(base: snapshot.revision, path: journalPath)
+            // Streamed: each block's records are applied as they are read, so memory follows the list, not the journal.
+            let contents = try JournalFile.read(path: journalPath) { record throws(StorageError) in
+                try replay.apply(record, to: &snapshot)
+            }
+            if let listed = decoded?.identity, let headed = contents.identity, listed != headed {
+                throw .corruptJournal(
+                    path: journalPath,
+                    reason: "its header names list \(headed.wireString), but the snapshot \(file.path) is list \(listed.wireString)")
+            }
+            let identity = decoded?.identity ?? contents.identity ?? UUID.random()
+            let journal = JournalFile(path: journalPath, identity: identity, faults: faults)
             // Before anything is written, so a refused start leaves the store as it was.
             try FileBytes.checkLeftoverRemovable(file.tempPath)
             try FileBytes.checkLeftoverRemovable(journal.tempPath)
-            try journal.open(keeping: contents.validLength)
+            try journal.open(keeping: contents.validLength, headerLength: contents.headerLength)
             // The journal may have just been created: make its directory entry durable.
             try file.syncDirectory()
             file.removeLeftoverTemp()
             journal.removeLeftoverTemp()
+            if let tail = contents.tail {
+                loadEvents?(.cutTornTail(TornTailCut(
+                    path: journalPath, keptRevision: snapshot.revision, keptRecords: contents.records,
+                    keptBytes: contents.validLength, droppedBytes: tail.bytes, droppedLines: tail.lines,
+                    firstDroppedLine: tail.line, reason: tail.reason, droppedRevision: tail.revision)))
+            }
             let snapshotBytes = stored?.count ?? 0
             let disk = onQueue()
             disk.revision = snapshot.revision
+            disk.identity = identity
             disk.journal = journal
             disk.compactAt = max(snapshotBytes, compactionMinimumBytes)
             disk.lock = lock
-            return snapshot
+            let unidentified = stored != nil && decoded?.identity == nil && contents.identity == nil
+            let oldJournal = contents.headerLength == 0 && contents.validLength > 0
+            if unidentified || oldJournal || journal.length > disk.compactAt {
+                compactAtStart(snapshot, identity: identity, previous: stored, disk)
+            }
+            Self.returnFreedMemory()
+            return StoredList(snapshot: snapshot, identity: identity)
         } catch {
             lock.abandon()
             throw error
         }
     }
 
-    /// Applies journal records on top of a snapshot: records at or below the snapshot's revision may only come
-    /// first (left from before the last compaction) and are skipped; the rest must follow one another exactly.
-    static func replay(_ records: [RevisionedChange], onto snapshot: inout ListSnapshot, path: String) throws(StorageError) {
-        let base = snapshot.revision
-        var replaying = false
-        for record in records {
-            if !replaying, record.revision <= base { continue }
+    /// Gives memory freed by the load back to the system (glibc's `malloc_trim(0)`, found with `dlsym`: Glibc's
+    /// Swift module does not declare it): without it, the pages a large load freed stayed in the process
+    /// (protocol/STORAGE.md, "Loading", step 9). Does nothing where there is no `malloc_trim`.
+    static func returnFreedMemory() {
+        typealias Trim = @convention(c) (Int) -> Int32
+        guard let symbol = dlsym(nil, "malloc_trim") else { return }
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
+    }
+
+    /// Applies journal records on top of a snapshot (protocol/STORAGE.md, "Loading", step 5): records at or below
+    /// the snapshot's revision may only come first (left from before the last compaction) and are skipped; the rest
+    /// must follow one another exactly and fit the list.
+    struct JournalReplay {
+        let base: Revision
+        let path: String
+        private var replaying = false
+
+        init(base: Revision, path: String) {
+            self.base = base
+            self.path = path
+        }
+
+        mutating func apply(_ record: RevisionedChange, to snapshot: inout ListSnapshot) throws(StorageError) {
+            if !replaying, record.revision <= base { return }
             replaying = true
             guard record.revision < .max, record.revision == snapshot.revision + 1 else {
                 throw .corruptJournal(

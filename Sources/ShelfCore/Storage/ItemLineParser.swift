@@ -17,7 +17,9 @@ enum ItemLineParser {
         let revision: Revision
     }
 
-    static func parse(_ line: ArraySlice<UInt8>) -> Fields? {
+    /// - Parameter closed: whether the line ends with the object's `}`; `false` for the body of a checksummed line
+    ///   (`LineChecksum.Check.valid`), which ends right after the revision's digits.
+    static func parse(_ line: ArraySlice<UInt8>, closed: Bool = true) -> Fields? {
         line.withUnsafeBufferPointer { buffer -> Fields? in
             var cursor = Cursor(bytes: buffer)
             guard cursor.skip(#"{"id":""#), let idText = cursor.plainString(), idText.count == 36,
@@ -28,7 +30,7 @@ enum ItemLineParser {
                   cursor.skip(#","addedAt":""#), let addedText = cursor.plainString(),
                   let milliseconds = Timestamp.parseMilliseconds(addedText),
                   cursor.skip(#","revision":"#), let revision = cursor.wholeNumber(),
-                  cursor.skip("}"), cursor.atEnd
+                  !closed || cursor.skip("}"), cursor.atEnd
             else { return nil }
             return Fields(
                 id: id, title: title, isRead: isRead, addedAt: Timestamp.date(milliseconds: milliseconds),

@@ -1,3 +1,19 @@
+import Foundation
+
+/// A loaded list and the identity of the stored list it comes from (`ListStore.loadStored()`).
+public struct StoredList: Sendable, Equatable {
+    /// The list as loaded.
+    public var snapshot: ListSnapshot
+    /// Tells this stored list from any other: kept by the store across restarts (protocol/STORAGE.md, "Identity").
+    public var identity: UUID
+
+    /// A loaded list and its identity.
+    public init(snapshot: ListSnapshot, identity: UUID) {
+        self.snapshot = snapshot
+        self.identity = identity
+    }
+}
+
 /// Durable (or not) storage for one list: load it once, then commit changes on top of a revision.
 ///
 /// Adapters: `MemoryListStore` (ephemeral, for tests and `--store memory`) and `FileListStore` (a snapshot plus an
@@ -7,6 +23,12 @@ public protocol ListStore: Sendable {
     /// - Throws: `StorageError` when the data cannot be read or is refused (corrupt, duplicate ids, unknown format);
     ///   the stored data is left untouched.
     func load() async throws(StorageError) -> ListSnapshot
+
+    /// `load()`, with the identity of the stored list (protocol/STORAGE.md, "Identity"; reported by `hello` as
+    /// `list`, protocol/PROTOCOL.md §5): the same across restarts for a store that keeps the list, a new random one
+    /// for each start of a store that keeps nothing (the default).
+    /// - Throws: as `load()`.
+    func loadStored() async throws(StorageError) -> StoredList
 
     /// Queues `commit`; commits are applied in the order `enqueue` is called, and the store may group several
     /// queued commits into one write (group commit).
@@ -23,6 +45,11 @@ public protocol ListStore: Sendable {
 }
 
 extension ListStore {
+    /// `load()` with a new random identity: a store that keeps nothing is a new list at every start.
+    public func loadStored() async throws(StorageError) -> StoredList {
+        StoredList(snapshot: try await load(), identity: UUID.random())
+    }
+
     /// `nil`: the store completes its commits later, through `enqueue`.
     public func commitNow(_ commit: StoreCommit) -> Result<Void, StorageError>? { nil }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 
 /// An ephemeral store: the list lives in memory only (`shelfd --store memory`, and tests).
@@ -13,10 +14,14 @@ public final class MemoryListStore: ListStore {
     }
 
     private let state: Mutex<State>
+    /// What `loadStored()` reports as the list's identity.
+    public let identity: UUID
 
-    /// A store that starts with `initial` (empty at revision 0 by default).
-    public init(initial: ListSnapshot = ListSnapshot()) {
+    /// A store that starts with `initial` (empty at revision 0 by default), as the list `identity` (a new random
+    /// one by default; tests that compare `hello` replies byte for byte pass a fixed one).
+    public init(initial: ListSnapshot = ListSnapshot(), identity: UUID = UUID.random()) {
         state = Mutex(State(stored: initial))
+        self.identity = identity
     }
 
     /// The list as stored now.
@@ -33,6 +38,9 @@ public final class MemoryListStore: ListStore {
 
     /// The list as stored now (the `initial` one at first); never fails.
     public func load() async throws(StorageError) -> ListSnapshot { stored }
+
+    /// `load()`, with `identity`.
+    public func loadStored() async throws(StorageError) -> StoredList { StoredList(snapshot: stored, identity: identity) }
 
     /// Applies `commit` (or fails it, while `failWrites`) and completes it inline, before returning.
     public func enqueue(_ commit: StoreCommit, completion: @escaping @Sendable (Result<Void, StorageError>) -> Void) {

@@ -3,35 +3,56 @@ import ShelfJSON
 
 /// The file store's snapshot format (protocol/STORAGE.md).
 ///
-/// Format 2, written: a header line `{"format":2,"revision":N,"items":COUNT}` and then one line per item, in list
-/// order, each the wire `Item` shape (`{"id","title","isRead","addedAt","revision"}`). One item per line lets a
-/// large snapshot be parsed on every core. Format 1, read only: one JSON object
-/// `{"format":1,"items":[Item…],"revision":N}`; the store rewrites it as format 2 at its next compaction.
+/// Format 3, written: a header line `{"format":3,"revision":N,"items":COUNT,"list":"UUID","crc":"…"}` and then one
+/// line per item, in list order, each the wire `Item` shape (`{"id","title","isRead","addedAt","revision"}`) with a
+/// last member `"crc"`, the line's CRC-32C (`LineChecksum`). One item per line lets a large snapshot be parsed on
+/// every core. Formats 2 (the same without `list` and `crc`) and 1 (one JSON object
+/// `{"format":1,"items":[Item…],"revision":N}`) are still read; the store rewrites them as format 3 at its next
+/// compaction.
 public enum SnapshotCodec {
     /// The format this build writes.
-    public static let format = 2
+    public static let format = 3
 
-    /// Encodes `snapshot` in format 2.
-    public static func encode(_ snapshot: ListSnapshot) -> [UInt8] {
+    /// What a snapshot file holds: the list, and the identity of the stored list (protocol/STORAGE.md, "Identity"):
+    /// `nil` for formats 1 and 2, which have none.
+    public struct Stored: Sendable, Equatable {
+        /// The list at the snapshot's revision.
+        public var snapshot: ListSnapshot
+        /// The list's identity, from format 3's `list`.
+        public var identity: UUID?
+    }
+
+    /// Encodes `snapshot` in format 3, as the list `identity`.
+    public static func encode(_ snapshot: ListSnapshot, identity: UUID) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(64 + snapshot.items.count * 160)
+        bytes.reserveCapacity(64 + snapshot.items.count * 180)
         let header = JSONValue.object(JSONObject([
             ("format", .number(JSONNumber(format))), ("revision", .number(JSONNumber(snapshot.revision))),
-            ("items", .number(JSONNumber(snapshot.items.count))),
+            ("items", .number(JSONNumber(snapshot.items.count))), ("list", .string(identity.wireString)),
         ]))
         JSONWriter.append(header, to: &bytes)
+        LineChecksum.seal(&bytes, from: 0)
         bytes.append(0x0A)
         for item in snapshot.items {
+            let start = bytes.count
             item.appendJSON(to: &bytes)
+            LineChecksum.seal(&bytes, from: start)
             bytes.append(0x0A)
         }
         return bytes
     }
 
-    /// Decodes and checks a snapshot of format 1 or 2: well-formed items with valid titles, no repeated ids, no item
-    /// revision above the list revision, the item count the header promises.
-    /// - Throws: `StorageError.unknownFormat`, `.duplicateID` or `.corrupt`, each naming `path` (and the line).
+    /// Decodes and checks a snapshot of format 1, 2 or 3 (`decodeStored`), keeping only the list.
+    /// - Throws: as `decodeStored`.
     public static func decode(_ bytes: [UInt8], path: String) throws(StorageError) -> ListSnapshot {
+        try decodeStored(bytes, path: path).snapshot
+    }
+
+    /// Decodes and checks a snapshot of format 1, 2 or 3: well-formed items with valid titles, no repeated ids, no
+    /// item revision above the list revision, the item count the header promises, and in format 3 every line's
+    /// checksum.
+    /// - Throws: `StorageError.unknownFormat`, `.duplicateID` or `.corrupt`, each naming `path` (and the line).
+    public static func decodeStored(_ bytes: [UInt8], path: String) throws(StorageError) -> Stored {
         let headerEnd = bytes.firstIndex(of: 0x0A) ?? bytes.count
         let header = try? JSONParser.parse(bytes[..<headerEnd])
         if case .object(let object)? = header, let number = object["format"]?.numberValue, number.int64 == nil {
@@ -40,34 +61,73 @@ public enum SnapshotCodec {
             throw .unknownFormat(path: path, format: number.text)
         }
         guard case .object(let object)? = header, let format = object["format"]?.numberValue?.int64 else {
-            return try decodeFormat1(bytes, path: path)
+            return Stored(snapshot: try decodeFormat1(bytes, path: path), identity: nil)
         }
         switch format {
-        case 2:
-            // A header with no LF is a last line cut short too (a file of format 2 with no items).
+        case 2, 3:
+            // A header with no LF is a last line cut short too (a file with no items).
             guard headerEnd < bytes.count else { throw .corrupt(path: path, reason: Self.cutShort) }
-            return try decodeFormat2(bytes, header: object, itemsStart: headerEnd + 1, path: path)
-        case 1: return try decodeFormat1(bytes, path: path)
+            let checksummed = format == 3
+            var identity: UUID?
+            if checksummed {
+                guard case .valid = LineChecksum.check(bytes[..<headerEnd]) else {
+                    throw .corrupt(path: path, reason: Self.checksumMismatch(line: 1, offset: 0))
+                }
+                guard let text = object["list"]?.stringValue, let id = UUID(wireText: text) else {
+                    throw .corrupt(path: path, reason: "line 1: the header needs a \"list\" id (a UUID)")
+                }
+                identity = id
+            }
+            let snapshot = try decodeLines(
+                bytes, header: object, itemsStart: headerEnd + 1, checksummed: checksummed, path: path)
+            return Stored(snapshot: snapshot, identity: identity)
+        case 1: return Stored(snapshot: try decodeFormat1(bytes, path: path), identity: nil)
         default: throw .unknownFormat(path: path, format: String(format))
         }
     }
 
-    /// Why a format 2 file whose last line has no LF is refused (protocol/STORAGE.md, "Loading").
+    /// Why a line whose checksum does not match is refused.
+    static func checksumMismatch(line: Int, offset: Int) -> String {
+        "line \(line), at byte \(offset), does not match its checksum (CRC-32C): the file was damaged after it was written"
+    }
+
+    /// The list revision a header or format 1 file names, refused when missing and, with its own message, when it
+    /// is 2^64 − 1: a list there could take no change, and no change produces it.
+    private static func listRevision(_ value: JSONValue?, path: String, missing: String) throws(StorageError) -> Revision {
+        guard let revision = value?.numberValue?.uint64 else { throw .corrupt(path: path, reason: missing) }
+        guard revision < .max else {
+            throw .corrupt(path: path, reason: "the list revision is \(revision) (2^64 − 1), past the last one a change can produce (2^64 − 2)")
+        }
+        return revision
+    }
+
+    /// Why a format 2 or 3 file whose last line has no LF is refused (protocol/STORAGE.md, "Loading").
     private static let cutShort = "the last line is cut short (no newline at the end)"
 
-    private static func decodeFormat2(
-        _ bytes: [UInt8], header: JSONObject, itemsStart: Int, path: String
+    private static func decodeLines(
+        _ bytes: [UInt8], header: JSONObject, itemsStart: Int, checksummed: Bool, path: String
     ) throws(StorageError) -> ListSnapshot {
-        guard let revision = header["revision"]?.numberValue?.uint64, revision < .max,
-              let count = header["items"]?.numberValue?.int64
-        else {
-            throw .corrupt(path: path, reason: "line 1: the header needs a numeric \"revision\" and \"items\"")
-        }
+        let missing = "line 1: the header needs a numeric \"revision\" and \"items\""
+        guard let count = header["items"]?.numberValue?.int64 else { throw .corrupt(path: path, reason: missing) }
+        let revision = try listRevision(header["revision"], path: path, missing: missing)
         guard LineChunks.endOfLastLine(bytes, from: itemsStart) == bytes.count else {
             throw .corrupt(path: path, reason: Self.cutShort)
         }
         let items = try LineChunks.map(bytes, from: itemsStart, firstLineNumber: 2) { line throws(StorageError) in
-            if let fields = ItemLineParser.parse(line.bytes) {
+            var fast = line.bytes
+            var closed = true
+            if checksummed {
+                switch LineChecksum.check(line.bytes) {
+                case .valid(let body):
+                    fast = body
+                    closed = false
+                case .mismatch:
+                    throw .corrupt(path: path, reason: checksumMismatch(line: line.number, offset: line.bytes.startIndex))
+                case .absent:
+                    throw .corrupt(path: path, reason: "line \(line.number) has no checksum (a last member \"crc\")")
+                }
+            }
+            if let fields = ItemLineParser.parse(fast, closed: closed) {
                 return try checkedItem(fields, at: "line \(line.number)", listRevision: revision, path: path)
             }
             let value: JSONValue
@@ -95,9 +155,9 @@ public enum SnapshotCodec {
             throw .corrupt(path: path, reason: "not a JSON object with a numeric \"format\"")
         }
         guard format == 1 else { throw .unknownFormat(path: path, format: String(format)) }
-        guard let revision = object["revision"]?.numberValue?.uint64, revision < .max, case .array(let values)? = object["items"] else {
-            throw .corrupt(path: path, reason: "format 1 needs a numeric \"revision\" and an \"items\" array")
-        }
+        let missing = "format 1 needs a numeric \"revision\" and an \"items\" array"
+        guard case .array(let values)? = object["items"] else { throw .corrupt(path: path, reason: missing) }
+        let revision = try listRevision(object["revision"], path: path, missing: missing)
         var items: [Item] = []
         items.reserveCapacity(values.count)
         for (index, value) in values.enumerated() {

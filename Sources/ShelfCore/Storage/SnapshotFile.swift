@@ -12,17 +12,50 @@ struct SnapshotFile: Sendable {
     let lockPath: String
     let directory: String
     let faults: FileFaults?
+    /// The path as given, before links were followed (`checkLinkTarget`).
+    let requestedPath: String
 
     /// - Parameter path: the snapshot's path; a symbolic link (or one on the way) is followed (`StorePath`), so the
     ///   link stays a link to a file the store updates, and the journal, temp and lock files sit beside that file (a
     ///   compaction's rename would otherwise replace the link with a plain file).
     init(path: String, faults: FileFaults?) {
+        requestedPath = path
         let url = URL(fileURLWithPath: StorePath.resolved(path))
         self.path = url.path
         directory = url.deletingLastPathComponent().path
         tempPath = FileBytes.hiddenSibling(of: url.path, suffix: "tmp")
         lockPath = FileBytes.hiddenSibling(of: url.path, suffix: "lock")
         self.faults = faults
+    }
+
+    /// Refuses a store reached through a symbolic link whose target's directory is missing (protocol/STORAGE.md,
+    /// "Where"): on an unmounted volume, creating it would serve an empty list beside the real one. A link to a file
+    /// not created yet, in a directory that exists, is fine (a link made before the first start).
+    /// - Throws: `StorageError.danglingLink` naming the link and its target.
+    func checkLinkTarget() throws(StorageError) {
+        var link = requestedPath
+        while link.count > 1, link.hasSuffix("/") { link.removeLast() }
+        var status = stat()
+        if lstat(link, &status) == 0, status.st_mode & S_IFMT == S_IFLNK, !Self.exists(directory) {
+            throw .danglingLink(link: link, target: path)
+        }
+        // A directory on the way that is a link to nothing.
+        var ancestor = URL(fileURLWithPath: link).deletingLastPathComponent().path
+        while ancestor.count > 1 {
+            if lstat(ancestor, &status) == 0 {
+                if status.st_mode & S_IFMT == S_IFLNK, !Self.exists(ancestor) {
+                    let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: ancestor)) ?? "?"
+                    throw .danglingLink(link: ancestor, target: target)
+                }
+                return
+            }
+            ancestor = URL(fileURLWithPath: ancestor).deletingLastPathComponent().path
+        }
+    }
+
+    private static func exists(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0
     }
 
     /// Creates the parent directories if they are missing.

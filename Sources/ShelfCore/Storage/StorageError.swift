@@ -23,6 +23,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A directory stands where the store writes a temporary file (protocol/STORAGE.md, "Loading", step 7): every
     /// compaction would fail on it.
     case directoryAtTempPath(path: String)
+    /// The store's path, or a directory on the way to it, is a symbolic link whose target (or the target's
+    /// directory) does not exist: an unmounted volume, say. Nothing is created there.
+    case danglingLink(link: String, target: String)
     /// The list is at revision 2^64 − 2, the last one a change may produce (protocol/PROTOCOL.md §10): it takes no
     /// more changes.
     case revisionsExhausted
@@ -52,6 +55,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(path) is not a regular file (a FIFO, a device or a socket); it was left untouched — move it away, or pass another --store"
         case .directoryAtTempPath(let path):
             "\(path) is a directory, where shelfd writes a temporary file; it was left untouched — remove or move it"
+        case .danglingLink(let link, let target):
+            "\(link) is a symbolic link to \(target), which cannot be reached (a directory on the way is missing: an "
+                + "unmounted volume?); nothing was created — mount or create it, or point the link (or --store) elsewhere"
         case .revisionsExhausted:
             "the revision counter is exhausted (the list is at revision 2^64 − 2) — nothing more can be changed; "
                 + "list the items and start a new store with them"

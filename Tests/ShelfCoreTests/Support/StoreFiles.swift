@@ -39,8 +39,36 @@ struct StoreFiles {
         bytes(journal).map { bytes in Array(bytes[..<(bytes.lastIndex { $0 != 0 }.map { $0 + 1 } ?? 0)]) }
     }
 
-    /// `journalBytes` as text.
-    var journalText: String? { journalBytes.map { String(decoding: $0, as: UTF8.self) } }
+    /// `journalBytes` as text, without the header line (protocol/STORAGE.md, "The journal"): the records.
+    var journalText: String? {
+        journalBytes.map { bytes in
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard text.hasPrefix(#"{"journal":"#), let end = text.firstIndex(of: "\n") else { return text }
+            return String(text[text.index(after: end)...])
+        }
+    }
+
+    /// The journal's bytes after its header line (records, then any zeros written ahead), or nil when it does not
+    /// exist.
+    var journalAfterHeader: [UInt8]? {
+        bytes(journal).map { bytes in Array(bytes[headerLength(bytes)...]) }
+    }
+
+    /// The length of the journal's header line, LF included; 0 without one.
+    var journalHeaderLength: Int { bytes(journal).map(headerLength) ?? 0 }
+
+    private func headerLength(_ bytes: [UInt8]) -> Int {
+        guard bytes.starts(with: Array(#"{"journal":"#.utf8)), let end = bytes.firstIndex(of: 0x0A) else { return 0 }
+        return end + 1
+    }
+
+    /// The list identity the snapshot (or else the journal's header) names.
+    var identity: UUID? {
+        if let bytes = bytes(path), let identity = try? SnapshotCodec.decodeStored(bytes, path: path).identity {
+            return identity
+        }
+        return (try? JournalFile.read(path: journal) { _ in })?.identity
+    }
 
     func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 
@@ -72,19 +100,34 @@ enum Stored {
         #"{"id":"\#(item.id.wireString)","title":"\#(item.title)","isRead":\#(item.isRead),"addedAt":"\#(Timestamp.format(item.addedAt))","revision":\#(item.revision)}"#
     }
 
-    /// A journal line for an added or updated item (with its LF).
+    /// A journal line for an added or updated item, with its checksum and LF.
     static func record(_ revision: Revision, _ kind: String, _ item: String) -> String {
-        #"{"revision":\#(revision),"change":{"kind":"\#(kind)","item":\#(item)}}"# + "\n"
+        sealed(#"{"revision":\#(revision),"change":{"kind":"\#(kind)","item":\#(item)}}"#) + "\n"
     }
 
-    /// A journal line for a removal (with its LF).
+    /// A journal line for a removal, with its checksum and LF.
     static func removal(_ revision: Revision, _ n: UInt64) -> String {
-        #"{"revision":\#(revision),"change":{"kind":"removed","id":"\#(SequentialIDs.id(n).wireString)"}}"# + "\n"
+        sealed(#"{"revision":\#(revision),"change":{"kind":"removed","id":"\#(SequentialIDs.id(n).wireString)"}}"#) + "\n"
+    }
+
+    /// `json` (one object) with its checksum as the last member (protocol/STORAGE.md, "Checksums").
+    static func sealed(_ json: String) -> String {
+        var bytes = Array(json.utf8)
+        LineChecksum.seal(&bytes, from: 0)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The journal line adding `item(n, "Book n", revision: revision)`.
     static func added(_ n: UInt64, revision: Revision) -> String {
         record(revision, "added", item(n, "Book \(n)", revision: revision))
+    }
+
+    /// A format 3 snapshot as the store writes it, for the list `identity`: the header line, then one line per item,
+    /// each with its checksum.
+    static func snapshot3(revision: Revision, _ items: [String], identity: UUID?) -> String {
+        let list = identity?.wireString ?? "?"
+        return sealed(#"{"format":3,"revision":\#(revision),"items":\#(items.count),"list":"\#(list)"}"#) + "\n"
+            + items.map { sealed($0) + "\n" }.joined()
     }
 
     /// A format 2 snapshot: the header line, then one line per item.
@@ -109,4 +152,13 @@ func settle(_ store: FileListStore) async -> StorageError? {
     // can already make one due: wait for it, or a second store opened on the files reads them mid-compaction.
     await store.waitUntilCompacted()
     return refusal
+}
+
+extension JournalFile {
+    /// Every whole record of the journal at `path`, in order (its torn tail left out).
+    static func records(at path: String) throws(StorageError) -> [RevisionedChange] {
+        var records: [RevisionedChange] = []
+        _ = try read(path: path) { records.append($0) }
+        return records
+    }
 }

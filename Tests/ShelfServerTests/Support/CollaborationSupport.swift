@@ -25,7 +25,7 @@ struct HistoryTestServer: Sendable {
     /// Starts a server over `store` that keeps `historyLimit` changes for `watch` resumption; `configuration`'s
     /// own `historyLimit` is set to the same value.
     static func start(
-        store: any ListStore = MemoryListStore(),
+        store: any ListStore = MemoryListStore(identity: TestServer.listID),
         historyLimit: Int = ReadingList.defaultHistoryLimit,
         configuration: ServerConfiguration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0)),
         log: ServerLog = .silent
@@ -61,7 +61,7 @@ struct HistoryTestServer: Sendable {
 /// Runs `body` against a fresh `HistoryTestServer` and stops it afterwards, even when `body` throws; the whole run
 /// is bounded by a deadline.
 func withHistoryTestServer(
-    store: any ListStore = MemoryListStore(),
+    store: any ListStore = MemoryListStore(identity: TestServer.listID),
     historyLimit: Int = ReadingList.defaultHistoryLimit,
     configuration: ServerConfiguration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0)),
     log: ServerLog = .silent,

@@ -12,7 +12,7 @@ final class GatedListStore: ListStore {
         var enqueued = 0
     }
 
-    let inner = MemoryListStore()
+    let inner = MemoryListStore(identity: TestServer.listID)
     private let state = Mutex(State())
 
     /// How many commits have been enqueued so far (held or passed on).

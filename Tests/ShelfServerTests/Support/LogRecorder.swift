@@ -48,7 +48,7 @@ final class LogRecorder: Sendable {
 
 /// Like `withTestServer`, but the server logs into a `LogRecorder` handed to `body`.
 func withRecordingTestServer(
-    store: any ListStore = MemoryListStore(),
+    store: any ListStore = MemoryListStore(identity: TestServer.listID),
     configuration: ServerConfiguration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0)),
     seconds: Int = 60,
     _ body: @escaping @Sendable (TestServer, LogRecorder) async throws -> Void

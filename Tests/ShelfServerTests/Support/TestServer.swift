@@ -16,7 +16,7 @@ struct TestServer: Sendable {
     /// Starts a server whose list runs on the shared event loop, as in `shelfd`. Ids are 00000000-0000-0000-0000-00000000000N in order (N from 1), and the clock
     /// starts at 2026-01-02T03:04:05.000Z and advances one second per item.
     static func start(
-        store: any ListStore = MemoryListStore(),
+        store: any ListStore = MemoryListStore(identity: TestServer.listID),
         configuration: ServerConfiguration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0)),
         log: ServerLog = .silent
     ) async throws -> TestServer {
@@ -35,6 +35,9 @@ struct TestServer: Sendable {
 
     /// The run id every test server reports in `hello` (the one protocol/examples shows).
     static let run = UUID(uuidString: "9f1c2e4a-7b3d-4c5e-8f60-1a2b3c4d5e6f") ?? UUID()
+
+    /// The list identity the transcripts' store reports in `hello` (the one protocol/examples shows).
+    static let listID = UUID(uuidString: "2b7e1516-28ae-4d2a-a6f7-15884f3c9e01") ?? UUID()
 
     /// The id the server gives its `n`th new item (from 1).
     static func id(_ n: Int) -> UUID {
@@ -58,7 +61,7 @@ struct TestServer: Sendable {
 /// Runs `body` against a fresh server and stops it afterwards, even when `body` throws; the whole run is bounded
 /// by a deadline.
 func withTestServer(
-    store: any ListStore = MemoryListStore(),
+    store: any ListStore = MemoryListStore(identity: TestServer.listID),
     configuration: ServerConfiguration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0)),
     seconds: Int = 60,
     _ body: @escaping @Sendable (TestServer) async throws -> Void

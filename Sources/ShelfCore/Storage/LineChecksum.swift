@@ -1,0 +1,52 @@
+/// The checksum every line of a format 3 snapshot and of a journal with a header ends with (protocol/STORAGE.md,
+/// "Checksums"): the JSON object's last member is `"crc":"XXXXXXXX"`, 8 lowercase hex digits of the CRC-32C of the
+/// line's bytes before `,"crc":"`. So a line stays one JSON object (a reader that ignores unknown members reads it
+/// as before), the checksum is found at a fixed distance from the line's end, and writing it costs one pass over
+/// bytes already encoded, not a second encoding.
+enum LineChecksum {
+    /// `,"crc":"` + 8 hex digits + `"}`.
+    static let suffixLength = 18
+    private static let opening: [UInt8] = Array(#","crc":""#.utf8)
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// What a line's end says about its checksum.
+    enum Check {
+        /// No `"crc"` member at the end: a line of a format without checksums.
+        case absent
+        /// The checksum matches; `body` is the line without its suffix (ending where `,"crc"` began).
+        case valid(body: ArraySlice<UInt8>)
+        /// The line ends with a `"crc"` member whose digits are not the CRC-32C of the bytes before it.
+        case mismatch
+    }
+
+    /// Turns the JSON object that ends `bytes` and starts at `start` (its last byte being `}`) into a checksummed
+    /// line: the `}` is replaced by `,"crc":"XXXXXXXX"}`. No LF is added.
+    static func seal(_ bytes: inout [UInt8], from start: Int) {
+        bytes.removeLast()
+        let crc = CRC32C.checksum(bytes[start...])
+        bytes.append(contentsOf: opening)
+        for shift in stride(from: 28, through: 0, by: -4) { bytes.append(hexDigits[Int((crc >> UInt32(shift)) & 0xF)]) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// Checks the checksum at the end of `line` (without its LF).
+    static func check(_ line: ArraySlice<UInt8>) -> Check {
+        guard line.count > suffixLength, line.last == UInt8(ascii: "}") else { return .absent }
+        let suffixStart = line.endIndex - suffixLength
+        guard line[line.endIndex - 2] == UInt8(ascii: "\""), line[suffixStart..<(suffixStart + 8)].elementsEqual(opening)
+        else { return .absent }
+        var stored: UInt32 = 0
+        for byte in line[(suffixStart + 8)..<(line.endIndex - 2)] {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            default: return .mismatch
+            }
+            stored = stored << 4 | UInt32(digit)
+        }
+        let body = line[..<suffixStart]
+        return CRC32C.checksum(body) == stored ? .valid(body: body) : .mismatch
+    }
+}
