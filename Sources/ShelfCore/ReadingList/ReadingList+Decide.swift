@@ -122,7 +122,7 @@ extension ReadingList {
         case .adjust(let add, let remove):
             if add.isEmpty, remove.isEmpty { return tags }
             let added = try field(ItemField.validateTags(add))
-            let removed = Set(try field(ItemField.validateTags(remove)))
+            let removed = Set(try field(ItemField.validateTags(remove, checkingBytes: false)))
             var result = Set(tags).union(added)
             result.subtract(removed)
             if result.count > ItemField.maxTags { throw .invalidField(.tooManyTags(count: result.count)) }
