@@ -170,6 +170,14 @@ public enum ItemField {
     /// - Parameter checkingBytes: whether the `maxTagBytes` rule applies: for tags given now, not for tags already
     ///   stored, which were accepted before the rule existed and are not corrupt.
     public static func validateTags(_ raw: [String], checkingBytes: Bool = true) -> Result<[String], Problem> {
+        validateTagNames(raw, checkingBytes: checkingBytes).flatMap { folded in
+            folded.count > maxTags ? .failure(.tooManyTags(count: folded.count)) : .success(sorted(folded))
+        }
+    }
+
+    /// Each tag's stored form (`validateTag`), duplicates dropped, with no limit on how many: for tags to remove,
+    /// and tags to add before they are merged with the item's.
+    public static func validateTagNames(_ raw: [String], checkingBytes: Bool = true) -> Result<Set<String>, Problem> {
         var folded = Set<String>()
         for tag in raw {
             switch validateTag(tag, checkingBytes: checkingBytes) {
@@ -177,8 +185,7 @@ public enum ItemField {
             case .failure(let problem): return .failure(problem)
             }
         }
-        if folded.count > maxTags { return .failure(.tooManyTags(count: folded.count)) }
-        return .success(sorted(folded))
+        return .success(folded)
     }
 
     /// One tag's stored form (see `validateTags`).

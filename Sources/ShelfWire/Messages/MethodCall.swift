@@ -113,8 +113,9 @@ public enum MethodCall: Sendable, Equatable {
         }
     }
 
-    /// `update`'s changes: each text member absent (kept), `null` (cleared) or a string; `tags` (a whole set) or
-    /// `addTags`/`removeTags`, not both; at least one change.
+    /// `update`'s changes: each text member absent (kept), `null` (cleared) or a string; `tags` (a whole set, `null`
+    /// for none) or `addTags`/`removeTags` (`null` is the same as absent), not both; at least one change, so `addTags:
+    /// []` alone is refused.
     private static func edit(_ reader: ParamsReader) -> Result<ItemEdit, RPCError> {
         let field: (String) -> Result<ItemEdit.Field, RPCError> = { name in
             switch reader.params[name] {
@@ -141,15 +142,17 @@ public enum MethodCall: Sendable, Equatable {
         case (.success(let a), .success(let b), .success(let c)): (whole, added, removed) = (a, b, c)
         case (.failure(let error), _, _), (_, .failure(let error), _), (_, _, .failure(let error)): return .failure(error)
         }
-        if let whole {
+        // `tags: null` clears the set, like `null` for the other members: it is a change, and cannot go with
+        // addTags/removeTags either.
+        if reader.params["tags"] != nil {
             guard added == nil, removed == nil else {
                 return .failure(reader.invalid("send either \"tags\" (the whole set) or \"addTags\"/\"removeTags\", not both"))
             }
-            edit.tags = .replace(whole)
+            edit.tags = .replace(whole ?? [])
         } else {
             edit.tags = .adjust(add: added ?? [], remove: removed ?? [])
         }
-        if reader.params.members.allSatisfy({ ["id", "expect", "expectItem"].contains($0.key) }) {
+        if edit.isEmpty {
             return .failure(reader.invalid("update needs something to change: title, author, url, note, tags, addTags or removeTags"))
         }
         return .success(edit)
