@@ -158,23 +158,43 @@ public enum MethodCall: Sendable, Equatable {
         return .success(edit)
     }
 
-    /// `list`'s params: `filter`, `query` (text), `tag` (a tag or an array of them), `sort`, `limit`, `cursor`.
+    /// `list`'s params: `filter`, `query` (text), `tag` (a tag or an array of them), `sort`, `limit`, `cursor`;
+    /// `null` is the same as leaving one out.
     private static func query(_ reader: ParamsReader) -> Result<ItemQuery, RPCError> {
         filter(reader).flatMap { filter in
             var query = ItemQuery(filter: filter)
             switch reader.optionalString("query") {
-            case .success(let text): query.text = text
+            case .success(let text?):
+                // Bounded so that no search, however it is run, costs more than a few passes over the list.
+                let bytes = text.utf8.count
+                if bytes > ItemQuery.maxTextBytes {
+                    return .failure(reader.invalid("param \"query\" is too long: \(bytes) bytes of UTF-8, the limit is \(ItemQuery.maxTextBytes)"))
+                }
+                if bytes > ItemQuery.maxTextLength, text.count > ItemQuery.maxTextLength {
+                    return .failure(reader.invalid("param \"query\" is too long: \(text.count) characters, the limit is \(ItemQuery.maxTextLength)"))
+                }
+                query.text = text
+            case .success(nil): break
             case .failure(let error): return .failure(error)
             }
+            let raw: [String]
             switch reader.params["tag"] {
-            case nil, .null?: break
-            case .string(let tag)?: query.tags = [tag]
+            case nil, .null?: raw = []
+            case .string(let tag)?: raw = [tag]
             case .array?:
                 switch reader.strings("tag") {
-                case .success(let tags): query.tags = tags ?? []
+                case .success(let tags): raw = tags ?? []
                 case .failure: return .failure(reader.invalid("param \"tag\" must be a tag or an array of tags"))
                 }
             case .some: return .failure(reader.invalid("param \"tag\" must be a tag or an array of tags"))
+            }
+            // In the stored form, as the tags it is compared with (trimmed and folded). Not held to the byte limit:
+            // a tag stored before it can still be listed.
+            for tag in raw {
+                switch ItemField.validateTag(tag, checkingBytes: false) {
+                case .success(let tag): query.tags.append(tag)
+                case .failure(let problem): return .failure(reader.invalid("param \"tag\": \(problem)"))
+                }
             }
             switch reader.optionalString("sort") {
             case .success(let text?):
@@ -203,7 +223,7 @@ public enum MethodCall: Sendable, Equatable {
     }
 
     private static func filter(_ reader: ParamsReader) -> Result<ListFilter, RPCError> {
-        guard reader.params["filter"] != nil else { return .success(.all) }
+        guard let value = reader.params["filter"], value != .null else { return .success(.all) }
         return reader.string("filter").flatMap { text in
             guard let filter = ListFilter(rawValue: text) else {
                 return .failure(reader.invalid("param \"filter\" must be \"all\", \"read\" or \"unread\""))
