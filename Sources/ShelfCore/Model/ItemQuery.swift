@@ -8,10 +8,23 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
     /// leading `-` for descending). Items without the key (no author, never read) come last either way; ties keep the
     /// list's order.
     public struct Sort: Sendable, Equatable, Hashable {
-        public enum Key: String, Sendable, CaseIterable { case added, title, author, readAt }
+        /// What items are ordered by; the raw value is the wire name.
+        public enum Key: String, Sendable, CaseIterable {
+            /// The list's own order (when each item was added).
+            case added
+            /// The title, ignoring case and diacritics.
+            case title
+            /// The author, ignoring case and diacritics; items without one last.
+            case author
+            /// When the item was last read; unread items last.
+            case readAt
+        }
+        /// What items are ordered by.
         public var key: Key
+        /// Whether the order is reversed (`-` on the wire); items without the key stay last.
         public var descending: Bool
 
+        /// An order by `key`, ascending unless `descending`.
         public init(_ key: Key = .added, descending: Bool = false) {
             self.key = key
             self.descending = descending
@@ -31,17 +44,20 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
         public var wire: String { (descending ? "-" : "") + key.rawValue }
     }
 
+    /// Which items by read state: all, read or unread.
     public var filter: ListFilter
     /// Case- and diacritic-insensitive text that must occur in the title, author, note, url or a tag; `nil` for any.
     public var text: String?
     /// Tags that must all be present (compared folded, as stored).
     public var tags: [String]
+    /// The order of the selected items; `.added` (the list's own) by default.
     public var sort: Sort
     /// The most items in one reply; `nil` for all.
     public var limit: Int?
     /// Start after this item (the previous reply's `next`); `nil` from the start.
     public var cursor: UUID?
 
+    /// A query; by default every item in the list's order.
     public init(
         filter: ListFilter = .all, text: String? = nil, tags: [String] = [], sort: Sort = .added, limit: Int? = nil,
         cursor: UUID? = nil
