@@ -56,6 +56,40 @@ public enum JSONWriter {
         out.append(UInt8(ascii: "\""))
     }
 
+    /// How many bytes `appendString(s, to:)` appends, quotes included, without writing them: one per UTF-8 byte,
+    /// two for each short escape, six for each `\u00XX` (for size estimates that must match the encoding).
+    public static func encodedLength(of s: String) -> Int {
+        s.utf8.withContiguousStorageIfAvailable(escapedLength) ?? Array(s.utf8).withUnsafeBufferPointer(escapedLength)
+    }
+
+    private static func escapedLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var length = bytes.count + 2
+        var i = 0
+        while true {
+            i = StringByteScan.skipPlainWords(in: bytes, from: i)
+            guard i < bytes.count else { return length }
+            let byte = bytes[i]
+            if StringByteScan.needsEscape(byte) {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x08, 0x0C, 0x0A, 0x0D, 0x09: length += 1
+                default: length += 5
+                }
+            }
+            i += 1
+        }
+    }
+
+    /// How many decimal digits `appendInteger(value, to:)` writes.
+    public static func decimalLength(of value: UInt64) -> Int {
+        var digits = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            digits += 1
+        }
+        return digits
+    }
+
     /// Returns `value` as compact JSON; see ``append(_:to:)``.
     public static func encode(_ value: JSONValue) -> [UInt8] {
         var out: [UInt8] = []

@@ -15,8 +15,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxOutboundBytes: Int
     /// Recent changes kept so that `watch` can resume from a revision. Default 10,000.
     public var historyLimit: Int
-    /// The most bytes those kept changes may take, by `ChangeHistory.estimatedBytes(of:)` (a change's title plus
-    /// 160); the oldest are dropped first. Default 64 MiB.
+    /// The most bytes those kept changes may take, by `ChangeHistory.estimatedBytes(of:)` (a change's item as
+    /// JSON plus 64); the oldest are dropped first. Default 64 MiB.
     public var historyBytes = ChangeHistory.defaultByteLimit
     /// The most bytes the server holds for all its peers together: unfinished request lines and queued replies and
     /// notifications (protocol/PROTOCOL.md §10). A connection that asks for more while they are at it is closed

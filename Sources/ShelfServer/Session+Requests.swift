@@ -67,25 +67,12 @@ extension Session {
         promise.fulfil((makeAnswer(for: prepared), idBytes + more))
     }
 
-    /// About how many bytes the reply to a mutation with `outcome` takes, before it is made: its item's title as
-    /// JSON (UTF-8 as is, two bytes for each `"` and `\`) and about 256 bytes for the rest (the request's id, which
-    /// is echoed too, is bounded by the line it came in).
+    /// About how many bytes the reply to a mutation with `outcome` takes, before it is made: its item as JSON
+    /// (`Item.jsonByteCount`, every member) and 128 bytes for the envelope and the revision (the request's id, which
+    /// is echoed too, is bounded by the line it came in); 256 for an error or a reply without an item.
     static func estimatedReplyBytes(_ outcome: Result<MutationResult, ReadingListError>?) -> Int {
         guard case .success(let result)? = outcome, let item = result.item else { return 256 }
-        var bytes = 256 + jsonBytes(item.title)
-        guard item.hasDetails else { return bytes }
-        // The optional members, with their keys and punctuation (~64 bytes, and the time of `readAt`).
-        bytes += 64 + (item.author.map(jsonBytes) ?? 0) + (item.url.map(jsonBytes) ?? 0) + (item.note.map(jsonBytes) ?? 0)
-        for tag in item.tags { bytes += jsonBytes(tag) + 3 }
-        return bytes
-    }
-
-    /// The bytes `text` takes as a JSON string's contents: two for `"` and `\` (and the `\n`, `\t` a note holds),
-    /// one for every other byte.
-    private static func jsonBytes(_ text: String) -> Int {
-        var bytes = 0
-        for byte in text.utf8 { bytes += byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 ? 2 : 1 }
-        return bytes
+        return 128 + item.jsonByteCount
     }
 
     /// The bytes a request's id takes in its reply when it is 1 KiB or more, and so counts against the reply budget
@@ -305,13 +292,21 @@ extension Session {
             JSONWriter.appendRaw("}}", to: &bytes)
             return Encoded(json: bytes, revision: snapshot.revision)
         }
-        guard snapshot.items.count > Self.largeListItems else { return encode() }
+        // Decided by work, not by items alone: a few hundred items with 10 KB notes are megabytes to search. The
+        // estimate reads no text, and is only made for lists small enough to stay on the loop otherwise.
+        let small = snapshot.items.count <= Self.largeListItems
+            && (query.isFilterOnly || query.estimatedWork(over: snapshot.items) <= Self.loopSearchBytes)
+        if small { return encode() }
         // Milliseconds of work: on the global pool, so the event loop every connection shares keeps serving.
         return await withTaskExecutorPreference(globalConcurrentExecutor) { encode() }
     }
 
     /// Above this many items a `list` reply is encoded off the event loop.
     static let largeListItems = 2000
+
+    /// Above this much work (`ItemQuery.estimatedWork(over:)`, bytes compared) a search runs off the event loop:
+    /// about a tenth of a millisecond of a linear search in a release build.
+    static let loopSearchBytes = 256 << 10
 
     /// Starts (or restarts) watching (protocol/PROTOCOL.md §6): the retained changes after `since` are queued as
     /// `changed` notifications, and the reply carries the revision they reach, so they go out before it, in
@@ -348,7 +343,8 @@ extension Session {
                 }
                 // Refused before anything is encoded when even a low estimate does not fit: this runs on the list's
                 // actor, and 10,000 kept changes of 25 KB took 0.65 s to encode (found by an attack run).
-                let lines = Self.estimatedBytes(changes) <= outbox.backlogRoom
+                let room = outbox.backlogRoom
+                let lines = Self.estimatedBytes(changes, stoppingAbove: room) <= room
                     ? changes.map { ($0.revision, ServerNotification.changed($0).line) } : nil
                 guard let lines, outbox.queueBacklog(lines) else {
                     refusal.withLock { $0 = Self.backlogTooLarge(since: since ?? revision, maxBytes: outbox.maxBytes, current: revision) }
@@ -378,16 +374,19 @@ extension Session {
             extra: [("revision", .number(JSONNumber(current)))])
     }
 
-    /// A low estimate of the bytes `changes` take as `changed` lines, made without encoding them: each title's UTF-8
-    /// bytes (O(1) for a native string) and 150 for the rest of an `added` or `updated` line (one with a one-byte
-    /// title at revision 1 takes 232), 120 for a `removed` line (133 at revision 1).
-    static func estimatedBytes(_ changes: [RevisionedChange]) -> Int {
+    /// A low estimate of the bytes `changes` take as `changed` lines, made without encoding them: each item's JSON
+    /// (`Item.jsonByteCount`) and 90 for the rest of an `added` or `updated` line (`{"jsonrpc":"2.0","method":
+    /// "changed","params":{"revision":N,"change":{"kind":"added","item":…}}}` and its LF take 95 bytes and more), 120 for a
+    /// `removed` line (133 at revision 1). Stops counting once past `limit`, so a backlog that cannot fit costs no
+    /// more than the room it is measured against.
+    static func estimatedBytes(_ changes: [RevisionedChange], stoppingAbove limit: Int = .max) -> Int {
         var bytes = 0
         for change in changes {
             switch change.change {
-            case .added(let item), .updated(let item): bytes += 150 + item.title.utf8.count
+            case .added(let item), .updated(let item): bytes += 90 + item.jsonByteCount
             case .removed: bytes += 120
             }
+            if bytes > limit { return bytes }
         }
         return bytes
     }

@@ -41,11 +41,12 @@ struct ChangeHistoryTests {
             Item(id: SequentialIDs.id(UInt64(n)), title: title, isRead: false, addedAt: Date(timeIntervalSince1970: 0), revision: UInt64(n))
         }
         let added = { (n: Int) in RevisionedChange(revision: UInt64(n), change: .added(item(n))) }
-        #expect(ChangeHistory.estimatedBytes(of: added(1)) == 1160)
+        let size = ChangeHistory.estimatedBytes(of: added(1))
+        #expect(size == 64 + item(1).jsonByteCount)
         #expect(ChangeHistory.estimatedBytes(of: change(1)) == 160)
-        var history = ChangeHistory(capacity: 100, byteLimit: 3 * 1160, revision: 0)
+        var history = ChangeHistory(capacity: 100, byteLimit: 3 * size, revision: 0)
         for n in 1...5 { history.append(added(n)) }
-        #expect(history.count == 3 && history.keptBytes == 3 * 1160 && history.base == 2)
+        #expect(history.count == 3 && history.keptBytes == 3 * size && history.base == 2)
         #expect(history.changes(after: 2) == [added(3), added(4), added(5)])
         #expect(history.changes(after: 1) == nil)
         // A small change makes room by dropping only as many old ones as needed.
@@ -53,12 +54,28 @@ struct ChangeHistoryTests {
         #expect(history.count == 3 && history.base == 3)
 
         let list = try await ReadingList(
-            store: MemoryListStore(), now: FixedClock().reader, newID: SequentialIDs().generator, historyBytes: 2 * 1160)
+            store: MemoryListStore(), now: FixedClock().reader, newID: SequentialIDs().generator, historyBytes: 2 * size + 100)
         for _ in 1...3 { _ = try await list.apply(.add(title: title)) }
         await #expect(throws: ReadingListError.compacted(requested: 0, current: 3)) {
             try await list.watch(since: 0) { _, _ in }
         }
         #expect(try await list.watch(since: 1) { _, _ in } == 3)
+    }
+
+    /// Found by review: a kept change counted as 160 bytes and its title, so 10,000 updates each carrying a 64 KiB
+    /// note held about 640 MB under a limit of 64 MiB.
+    @Test("a kept change counts every member of its item: a 1 MiB history keeps 15 updates with a 64 KiB note, not 10,000")
+    func everyMemberCounts() {
+        let note = String(repeating: "n", count: 65_536)
+        var history = ChangeHistory(capacity: 10_000, byteLimit: 1 << 20, revision: 0)
+        for n in 1...10_000 {
+            let item = Item(
+                id: SequentialIDs.id(1), title: "x", isRead: false, addedAt: Date(timeIntervalSince1970: 0),
+                revision: UInt64(n), author: "A", url: "https://example.org/", tags: ["t"], note: note)
+            history.append(RevisionedChange(revision: UInt64(n), change: .updated(item)))
+        }
+        #expect(history.count == 15)
+        #expect(history.keptBytes <= 1 << 20 && history.keptBytes > 15 * 65_536)
     }
 
     @Test("watch hands over the published changes after since, and refuses compacted or future revisions")

@@ -29,6 +29,27 @@ import Testing
         #expect(Item(json: try JSONParser.parse(fast)) == Timestamp.truncatedItem(item))
     }
 
+    /// Items with every member, escapes in each (a note's newlines and tabs, quotes, a control character in a
+    /// title stored before the rule), and a read one.
+    static let detailed: [Item] = [
+        Item(id: UUID(), title: "Dune", isRead: true, addedAt: Date(timeIntervalSince1970: 1), revision: 7,
+             author: "Frank \"Frank\" Herbert", url: "https://example.org/dune", tags: ["classic", "sci\\fi"],
+             note: "Read the appendices.\nThen\tthe map.", readAt: Date(timeIntervalSince1970: 2)),
+        Item(id: UUID(), title: "\u{1}x", isRead: false, addedAt: Date(timeIntervalSince1970: 1), revision: 12_345,
+             tags: ["one"], note: String(repeating: "a", count: 65_536)),
+        Item(id: UUID(), title: "t", isRead: true, addedAt: Date(timeIntervalSince1970: 1), revision: 0,
+             readAt: Date(timeIntervalSince1970: 3)),
+    ]
+
+    /// Found by review: the history and the reply estimates counted a change as its title alone, so a 64 KiB note
+    /// per update was held uncounted.
+    @Test("jsonByteCount is exactly the bytes appendJSON writes, every member and escape included", arguments: items + detailed)
+    func byteCount(item: Item) {
+        var bytes: [UInt8] = []
+        item.appendJSON(to: &bytes)
+        #expect(item.jsonByteCount == bytes.count)
+    }
+
     @Test("the stack-buffer path and the piecewise one write the same bytes", arguments: items)
     func bothPaths(item: Item) {
         var fast: [UInt8] = [1, 2]

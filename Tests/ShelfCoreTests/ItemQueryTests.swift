@@ -1,5 +1,5 @@
 import Foundation
-import ShelfCore
+@testable import ShelfCore
 import Testing
 
 /// `ItemQuery` (protocol/PROTOCOL.md §5, `list`): search over every text member ignoring case and diacritics, tags
@@ -86,5 +86,40 @@ import Testing
         #expect(throws: ItemQuery.CursorGone.self) {
             try ItemQuery(text: "dune", cursor: SequentialIDs.id(3)).run(on: Self.items)
         }
+    }
+
+    /// Found by an attack run: a naive search took 5000 × 5000 steps per note for a needle of 4999 `a`s and a `b`
+    /// in a note of 9999 `a`s; 200 such items held the event loop for 113 s.
+    @Test("the ASCII search reads each byte once and falls back at most as often, whatever the needle")
+    func linearSearch() throws {
+        let haystack = Array(repeating: UInt8(ascii: "a"), count: 9_999)
+        for needle in [Array(repeating: UInt8(ascii: "a"), count: 4_999) + [UInt8(ascii: "b")],
+                       Array(repeating: UInt8(ascii: "a"), count: 255) + [UInt8(ascii: "b")],
+                       Array("abaabab".utf8)] {
+            let failure = ItemQuery.Matcher.failureTable(needle)
+            var fallbacks = 0
+            let found = haystack.withUnsafeBufferPointer { ItemQuery.Matcher.asciiSearch($0, needle, failure, fallbacks: &fallbacks) }
+            #expect(!found)
+            #expect(fallbacks <= haystack.count, "\(fallbacks) fallbacks for \(haystack.count) bytes")
+        }
+        // Matches are found across a fallback, in any letter case.
+        let text = Array("xxAAAABAAAB".utf8)
+        let needle = Array("aaab".utf8)
+        var fallbacks = 0
+        #expect(text.withUnsafeBufferPointer {
+            ItemQuery.Matcher.asciiSearch($0, needle, ItemQuery.Matcher.failureTable(needle), fallbacks: &fallbacks)
+        })
+        #expect(try titles(ItemQuery(text: "ERBER")) == ["Dune"])
+    }
+
+    @Test("a search's work is the bytes it searches, times the needle's bytes when the needle is not ASCII")
+    func work() {
+        var items = ItemCollection()
+        for n in 1...200 { _ = items.append(Self.item(n, "t", note: String(repeating: "a", count: 9_999))) }
+        #expect(ItemQuery(text: "ab").estimatedWork(over: items) == 200 * 10_000)
+        // Folded first: "été" is searched as "ete", ASCII; "三島" as its six bytes.
+        #expect(ItemQuery(text: "\u{e9}t\u{e9}").estimatedWork(over: items) == 200 * 10_000)
+        #expect(ItemQuery(text: "三島").estimatedWork(over: items) == 200 * 10_000 * 6)
+        #expect(ItemQuery(filter: .read).estimatedWork(over: items) == 200)
     }
 }

@@ -12,12 +12,21 @@ import Testing
         return .success(MutationResult(revision: 1, item: item, id: item.id, change: nil))
     }
 
-    /// Found by review: `"` and `\` are written as two bytes each, and were counted as one.
-    @Test("the title counts as JSON: UTF-8 as is, two bytes for each quote and backslash; 256 bytes for the rest")
-    func titleAsJSON() {
-        #expect(Session.estimatedReplyBytes(Self.outcome(title: "Dune")) == 256 + 4)
-        #expect(Session.estimatedReplyBytes(Self.outcome(title: #"a"b\c"#)) == 256 + 7)
-        #expect(Session.estimatedReplyBytes(Self.outcome(title: "Café")) == 256 + 5)
+    /// Found by review: `"` and `\` are written as two bytes each, and were counted as one; and only the title was
+    /// counted, so a batch of updates carrying 64 KiB notes passed its reply budget uncounted.
+    @Test("a change's reply counts its item as JSON, every member and escape included, and 128 bytes for the rest")
+    func itemAsJSON() {
+        for title in ["Dune", #"a"b\c"#, "Café"] {
+            let outcome = Self.outcome(title: title)
+            let item = (try? outcome.get())?.item
+            #expect(Session.estimatedReplyBytes(outcome) == 128 + (item?.jsonByteCount ?? 0))
+        }
+        let note = String(repeating: "\"", count: 10_000)
+        let item = Item(
+            id: UUID(), title: "x", isRead: false, addedAt: Date(timeIntervalSince1970: 0), revision: 1, note: note)
+        let outcome = Result<MutationResult, ReadingListError>.success(MutationResult(revision: 1, item: item, id: item.id, change: nil))
+        let reply = Session.encode(id: .number(JSONNumber(1)), mutation: outcome).json
+        #expect(Session.estimatedReplyBytes(outcome) >= reply.count && reply.count > 20_000)
         #expect(Session.estimatedReplyBytes(.failure(.conflict(current: 3))) == 256)
         #expect(Session.estimatedReplyBytes(nil) == 256)
     }
@@ -36,6 +45,9 @@ import Testing
             // backlog that fitted was refused).
             RevisionedChange(revision: 1, change: .removed(UUID())),
             RevisionedChange(revision: 1, change: .added(item("D", 1))),
+            RevisionedChange(revision: 9, change: .updated(Item(
+                id: UUID(), title: "N", isRead: false, addedAt: Date(timeIntervalSince1970: 0), revision: 9,
+                author: "A", tags: ["t"], note: String(repeating: "\n", count: 5_000)))),
         ]
         for change in changes {
             let line = ServerNotification.changed(change).line

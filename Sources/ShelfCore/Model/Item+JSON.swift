@@ -94,6 +94,27 @@ extension Item {
         bytes.append(UInt8(ascii: "}"))
     }
 
+    /// How many bytes `appendJSON(to:)` writes for this item, every member counted with its escapes, without
+    /// writing them: the one measure of an item's size, for what the server holds (`ChangeHistory`, replies and
+    /// notifications counted before they are made). Linear in the item's text, with no allocation.
+    public var jsonByteCount: Int {
+        // `{"id":"` 36 `","title":` … `,"isRead":false,"addedAt":"` 24 `","revision":` … `}`: 7 + 36 + 10 + 27 + 24
+        // + 13 + 1 bytes besides the title and the revision, one fewer for `true`.
+        var bytes = 118 - (isRead ? 1 : 0) + JSONWriter.encodedLength(of: title) + JSONWriter.decimalLength(of: revision)
+        guard hasDetails else { return bytes }
+        if let author { bytes += 10 + JSONWriter.encodedLength(of: author) }
+        if let url { bytes += 7 + JSONWriter.encodedLength(of: url) }
+        if !tags.isEmpty {
+            // `,"tags":[` and `]`, and a comma between two tags.
+            bytes += 10 + tags.count - 1
+            for tag in tags { bytes += JSONWriter.encodedLength(of: tag) }
+        }
+        if let note { bytes += 8 + JSONWriter.encodedLength(of: note) }
+        // `,"readAt":"` 24 `"`.
+        if readAt != nil { bytes += 36 }
+        return bytes
+    }
+
     /// The optional members of an item object, read as `init?(json:)` reads them: `nil` when one is present but of
     /// the wrong type (`null` counts as absent), each value taken as written (the caller validates stored ones).
     public static func details(of object: JSONObject) -> (author: String?, url: String?, tags: [String], note: String?, readAt: Date?)? {

@@ -21,9 +21,13 @@ public struct ItemEdit: Sendable, Equatable, Hashable {
 
     /// A new raw title; `nil` keeps it.
     public var title: String?
+    /// The author's change; set text is validated by `ItemField.validateAuthor` (blank clears it).
     public var author: Field
+    /// The URL's change; set text is validated by `ItemField.validateURL` (blank clears it).
     public var url: Field
+    /// The note's change; set text is validated by `ItemField.validateNote` (blank clears it).
     public var note: Field
+    /// The tags' change: `.adjust(add: [], remove: [])` keeps them; each tag is validated by `ItemField.validateTag`.
     public var tags: Tags
 
     /// An edit; everything kept by default.

@@ -14,6 +14,11 @@ public enum ItemField {
     public static let maxTags = 32
     /// The longest tag, in characters.
     public static let maxTagLength = 64
+    /// The longest tag in UTF-8 bytes (64 characters of any script fit): a character may be a letter with any
+    /// number of combining marks, so counting characters alone let one "character" of 400 KB through.
+    public static let maxTagBytes = 256
+    /// The most UTF-8 bytes of a refused tag an error message repeats.
+    static let quotedTagBytes = 64
     /// The longest note, in characters after trimming.
     public static let maxNoteLength = 10_000
     /// The longest note in UTF-8 bytes.
@@ -23,6 +28,7 @@ public enum ItemField {
     /// member has its own wire reason (`invalid_author`, `invalid_url`, `invalid_tags`, `invalid_note`).
     public enum Problem: Error, Sendable, Equatable, CustomStringConvertible {
         case authorTooLong(length: Int)
+        case authorTooManyBytes(count: Int)
         case authorControlCharacter(scalar: UInt32)
         case urlTooLong(bytes: Int)
         case urlNotAbsolute
@@ -32,9 +38,12 @@ public enum ItemField {
         case urlPercentEscape(offset: Int)
         case tooManyTags(count: Int)
         case tagEmpty
+        /// `tag` is the start of the tag, at most `quotedTagBytes` of it (see `excerpt`), in this case and the next two.
         case tagTooLong(tag: String, length: Int)
+        case tagTooManyBytes(tag: String, count: Int)
         case tagCharacter(tag: String, scalar: UInt32)
         case noteTooLong(length: Int)
+        case noteTooManyBytes(count: Int)
         case noteControlCharacter(scalar: UInt32)
 
         /// Whether it is `tooManyTags`.
@@ -46,10 +55,10 @@ public enum ItemField {
         /// The member the problem is with: `author`, `url`, `tags` or `note`.
         public var field: String {
             switch self {
-            case .authorTooLong, .authorControlCharacter: "author"
+            case .authorTooLong, .authorTooManyBytes, .authorControlCharacter: "author"
             case .urlTooLong, .urlNotAbsolute, .urlScheme, .urlNoHost, .urlCharacter, .urlPercentEscape: "url"
-            case .tooManyTags, .tagEmpty, .tagTooLong, .tagCharacter: "tags"
-            case .noteTooLong, .noteControlCharacter: "note"
+            case .tooManyTags, .tagEmpty, .tagTooLong, .tagTooManyBytes, .tagCharacter: "tags"
+            case .noteTooLong, .noteTooManyBytes, .noteControlCharacter: "note"
             }
         }
 
@@ -57,6 +66,8 @@ public enum ItemField {
             switch self {
             case .authorTooLong(let length):
                 "Author is too long: \(length) characters, the limit is \(ItemField.maxAuthorLength)"
+            case .authorTooManyBytes(let count):
+                "Author is too long: \(count) bytes of UTF-8, the limit is \(ItemField.maxAuthorBytes)"
             case .authorControlCharacter(let scalar):
                 "Author contains a control character (U+\(hex(scalar))); remove it and try again"
             case .urlTooLong(let bytes):
@@ -76,11 +87,15 @@ public enum ItemField {
             case .tagEmpty:
                 "A tag is empty"
             case .tagTooLong(let tag, let length):
-                "Tag \"\(tag.prefix(70))…\" is too long: \(length) characters, the limit is \(ItemField.maxTagLength)"
+                "Tag \"\(tag)\" is too long: \(length) characters, the limit is \(ItemField.maxTagLength)"
+            case .tagTooManyBytes(let tag, let count):
+                "Tag \"\(tag)\" is too long: \(count) bytes of UTF-8, the limit is \(ItemField.maxTagBytes)"
             case .tagCharacter(let tag, let scalar):
-                "Tag \"\(tag.prefix(70))\" contains U+\(hex(scalar)); tags hold no whitespace, control characters or commas"
+                "Tag \"\(tag)\" contains U+\(hex(scalar)); tags hold no whitespace, control characters or commas"
             case .noteTooLong(let length):
                 "Note is too long: \(length) characters, the limit is \(ItemField.maxNoteLength)"
+            case .noteTooManyBytes(let count):
+                "Note is too long: \(count) bytes of UTF-8, the limit is \(ItemField.maxNoteBytes)"
             case .noteControlCharacter(let scalar):
                 "Note contains a control character (U+\(hex(scalar))); only newlines and tabs are allowed"
             }
@@ -102,7 +117,8 @@ public enum ItemField {
         let bytes = trimmed.utf8.count
         if bytes > maxAuthorLength {
             let length = trimmed.count
-            if length > maxAuthorLength || bytes > maxAuthorBytes { return .failure(.authorTooLong(length: length)) }
+            if length > maxAuthorLength { return .failure(.authorTooLong(length: length)) }
+            if bytes > maxAuthorBytes { return .failure(.authorTooManyBytes(count: bytes)) }
         }
         return .success(trimmed)
     }
@@ -149,30 +165,58 @@ public enum ItemField {
     }
 
     /// The stored tags: each trimmed and folded to lowercase (Unicode's lowercase mapping), duplicates dropped,
-    /// sorted by UTF-8 bytes; 0 to `maxTags` of them, each 1 to `maxTagLength` characters with no whitespace,
-    /// control character or comma.
-    public static func validateTags(_ raw: [String]) -> Result<[String], Problem> {
+    /// sorted by UTF-8 bytes; 0 to `maxTags` of them, each 1 to `maxTagLength` characters and at most
+    /// `maxTagBytes` bytes of UTF-8, with no whitespace, control character or comma.
+    /// - Parameter checkingBytes: whether the `maxTagBytes` rule applies: for tags given now, not for tags already
+    ///   stored, which were accepted before the rule existed and are not corrupt.
+    public static func validateTags(_ raw: [String], checkingBytes: Bool = true) -> Result<[String], Problem> {
+        validateTagNames(raw, checkingBytes: checkingBytes).flatMap { folded in
+            folded.count > maxTags ? .failure(.tooManyTags(count: folded.count)) : .success(sorted(folded))
+        }
+    }
+
+    /// Each tag's stored form (`validateTag`), duplicates dropped, with no limit on how many: for tags to remove,
+    /// and tags to add before they are merged with the item's.
+    public static func validateTagNames(_ raw: [String], checkingBytes: Bool = true) -> Result<Set<String>, Problem> {
         var folded = Set<String>()
         for tag in raw {
-            switch validateTag(tag) {
+            switch validateTag(tag, checkingBytes: checkingBytes) {
             case .success(let tag): folded.insert(tag)
             case .failure(let problem): return .failure(problem)
             }
         }
-        if folded.count > maxTags { return .failure(.tooManyTags(count: folded.count)) }
-        return .success(sorted(folded))
+        return .success(folded)
     }
 
     /// One tag's stored form (see `validateTags`).
-    public static func validateTag(_ raw: String) -> Result<String, Problem> {
+    public static func validateTag(_ raw: String, checkingBytes: Bool = true) -> Result<String, Problem> {
         let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty { return .failure(.tagEmpty) }
         if let bad = trimmed.unicodeScalars.first(where: { $0.properties.isWhitespace || Title.isControl($0) || $0 == "," || $0.value == 0x85 }) {
-            return .failure(.tagCharacter(tag: trimmed, scalar: bad.value))
+            return .failure(.tagCharacter(tag: excerpt(trimmed), scalar: bad.value))
         }
-        let length = trimmed.count
-        if length > maxTagLength { return .failure(.tagTooLong(tag: trimmed, length: length)) }
+        // A tag can have no more characters than UTF-8 bytes, so short ones need no counting.
+        let bytes = trimmed.utf8.count
+        if bytes > maxTagLength {
+            let length = trimmed.count
+            if length > maxTagLength { return .failure(.tagTooLong(tag: excerpt(trimmed), length: length)) }
+            if checkingBytes, bytes > maxTagBytes { return .failure(.tagTooManyBytes(tag: excerpt(trimmed), count: bytes)) }
+        }
         return .success(trimmed.lowercased())
+    }
+
+    /// The start of `tag` for an error message: whole scalars up to `quotedTagBytes` bytes of UTF-8, then `…` if
+    /// anything was left out. Cut by bytes, not characters: one character may hold hundreds of kilobytes.
+    static func excerpt(_ tag: String) -> String {
+        guard tag.utf8.count > quotedTagBytes else { return tag }
+        var scalars = String.UnicodeScalarView()
+        var bytes = 0
+        for scalar in tag.unicodeScalars {
+            bytes += UTF8.width(scalar)
+            if bytes > quotedTagBytes { break }
+            scalars.append(scalar)
+        }
+        return String(scalars) + "…"
     }
 
     /// Tags in their stored order: by UTF-8 bytes, which is the same on every machine and in every locale.
@@ -195,7 +239,8 @@ public enum ItemField {
         let bytes = trimmed.utf8.count
         if bytes > maxNoteLength {
             let length = trimmed.count
-            if length > maxNoteLength || bytes > maxNoteBytes { return .failure(.noteTooLong(length: length)) }
+            if length > maxNoteLength { return .failure(.noteTooLong(length: length)) }
+            if bytes > maxNoteBytes { return .failure(.noteTooManyBytes(count: bytes)) }
         }
         return .success(trimmed)
     }

@@ -8,10 +8,23 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
     /// leading `-` for descending). Items without the key (no author, never read) come last either way; ties keep the
     /// list's order.
     public struct Sort: Sendable, Equatable, Hashable {
-        public enum Key: String, Sendable, CaseIterable { case added, title, author, readAt }
+        /// What items are ordered by; the raw value is the wire name.
+        public enum Key: String, Sendable, CaseIterable {
+            /// The list's own order (when each item was added).
+            case added
+            /// The title, ignoring case and diacritics.
+            case title
+            /// The author, ignoring case and diacritics; items without one last.
+            case author
+            /// When the item was last read; unread items last.
+            case readAt
+        }
+        /// What items are ordered by.
         public var key: Key
+        /// Whether the order is reversed (`-` on the wire); items without the key stay last.
         public var descending: Bool
 
+        /// An order by `key`, ascending unless `descending`.
         public init(_ key: Key = .added, descending: Bool = false) {
             self.key = key
             self.descending = descending
@@ -31,17 +44,20 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
         public var wire: String { (descending ? "-" : "") + key.rawValue }
     }
 
+    /// Which items by read state: all, read or unread.
     public var filter: ListFilter
     /// Case- and diacritic-insensitive text that must occur in the title, author, note, url or a tag; `nil` for any.
     public var text: String?
     /// Tags that must all be present (compared folded, as stored).
     public var tags: [String]
+    /// The order of the selected items; `.added` (the list's own) by default.
     public var sort: Sort
     /// The most items in one reply; `nil` for all.
     public var limit: Int?
     /// Start after this item (the previous reply's `next`); `nil` from the start.
     public var cursor: UUID?
 
+    /// A query; by default every item in the list's order.
     public init(
         filter: ListFilter = .all, text: String? = nil, tags: [String] = [], sort: Sort = .added, limit: Int? = nil,
         cursor: UUID? = nil
@@ -63,6 +79,27 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
 
     /// The most items `limit` may ask for.
     public static let maxLimit = 100_000
+    /// The longest `text`, in characters (grapheme clusters).
+    public static let maxTextLength = 256
+    /// The longest `text` in UTF-8 bytes: with `maxTextLength`, what bounds the work of a search that is not ASCII.
+    public static let maxTextBytes = 1_024
+
+    /// About how much work running the query over `items` takes, in bytes compared: the bytes of text searched (an
+    /// ASCII search is linear), times the needle's bytes when the needle is not ASCII (Foundation's search is not);
+    /// one per item when there is no text. Without reading any text: a native string knows its UTF-8 length. For
+    /// deciding where a search runs, not for a limit.
+    public func estimatedWork(over items: ItemCollection) -> Int {
+        let matcher = Matcher(self)
+        guard matcher.needle != nil else { return items.count }
+        let factor = matcher.needleIsASCII ? 1 : matcher.needleBytes.count
+        var bytes = 0
+        for item in items {
+            bytes += item.title.utf8.count + (item.author?.utf8.count ?? 0) + (item.note?.utf8.count ?? 0)
+                + (item.url?.utf8.count ?? 0)
+            for tag in item.tags { bytes += tag.utf8.count }
+        }
+        return bytes * factor
+    }
 
     /// Whether the query is a filter alone (the server then serves its cached encoding).
     public var isFilterOnly: Bool {
@@ -158,6 +195,8 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
         let needle: String?
         let needleBytes: [UInt8]
         let needleIsASCII: Bool
+        /// The Knuth–Morris–Pratt failure table of `needleBytes`, built once per query (see `asciiSearch`).
+        let failure: [Int]
         let tags: Set<String>
 
         init(_ query: ItemQuery) {
@@ -166,6 +205,7 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
             needle = folded
             needleBytes = Array((folded ?? "").utf8)
             needleIsASCII = needleBytes.allSatisfy { $0 < 0x80 }
+            failure = Self.failureTable(needleBytes)
             tags = Set(query.tags.map { $0.lowercased() })
         }
 
@@ -188,25 +228,63 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
             let ascii = text.withUTF8 { bytes -> Bool? in
                 guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
                 guard needleIsASCII, needleBytes.count <= bytes.count else { return false }
-                return Self.asciiContains(bytes, needleBytes)
+                var fallbacks = 0
+                return Self.asciiSearch(bytes, needleBytes, failure, fallbacks: &fallbacks)
             }
             if let ascii { return ascii }
             return text.range(of: needle, options: [.caseInsensitive, .diacriticInsensitive]) != nil
         }
 
-        static func asciiContains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
-            guard let first = needle.first else { return true }
-            let last = haystack.count - needle.count
-            var index = 0
-            while index <= last {
-                if lowerASCII(haystack[index]) == first {
-                    var offset = 1
-                    while offset < needle.count, lowerASCII(haystack[index + offset]) == needle[offset] { offset += 1 }
-                    if offset == needle.count { return true }
-                }
-                index += 1
+        /// `failure[i]` is the length of the longest proper prefix of `needle[...i]` that is also a suffix of it.
+        static func failureTable(_ needle: [UInt8]) -> [Int] {
+            var table = [Int](repeating: 0, count: needle.count)
+            var matched = 0
+            for index in needle.indices.dropFirst() {
+                while matched > 0, needle[index] != needle[matched] { matched = table[matched - 1] }
+                if needle[index] == needle[matched] { matched += 1 }
+                table[index] = matched
             }
-            return false
+            return table
+        }
+
+        /// Whether the lowercase ASCII `needle` occurs in `haystack`, ASCII lowercased byte by byte as it is read:
+        /// Knuth–Morris–Pratt, so each haystack byte is read once and at most as many fallbacks are taken in all,
+        /// whatever the needle (a naive search takes up to haystack × needle steps: minutes for a list of long
+        /// notes). While nothing is matched it skips to the next byte that can start a match, as fast as a naive
+        /// search on the usual short text.
+        /// - Parameter fallbacks: incremented for each fallback taken, for tests.
+        static func asciiSearch(
+            _ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8], _ failure: [Int], fallbacks: inout Int
+        ) -> Bool {
+            guard !needle.isEmpty else { return true }
+            guard needle.count <= haystack.count else { return false }
+            return needle.withUnsafeBufferPointer { needle in
+                failure.withUnsafeBufferPointer { failure in
+                    let first = needle[0]
+                    let count = haystack.count
+                    // No match can start after this.
+                    let lastStart = count - needle.count
+                    var matched = 0
+                    var index = 0
+                    while index < count {
+                        if matched == 0 {
+                            while index <= lastStart, lowerASCII(haystack[index]) != first { index += 1 }
+                            guard index <= lastStart else { return false }
+                        }
+                        let lowered = lowerASCII(haystack[index])
+                        while matched > 0, needle[matched] != lowered {
+                            matched = failure[matched - 1]
+                            fallbacks += 1
+                        }
+                        if needle[matched] == lowered {
+                            matched += 1
+                            if matched == needle.count { return true }
+                        }
+                        index += 1
+                    }
+                    return false
+                }
+            }
         }
 
         static func lowerASCII(_ byte: UInt8) -> UInt8 {

@@ -26,11 +26,11 @@ public struct ChangeHistory: Sendable {
     /// The default `byteLimit` of `shelfd`: 64 MiB (`--history-bytes`).
     public static let defaultByteLimit = 64 << 20
 
-    /// What one kept change costs, roughly: the item's title (the one part of unbounded size, up to 32 KiB) plus a
-    /// fixed 160 bytes for the rest of the value and its array slot.
+    /// What one kept change costs, roughly: its item's encoded size (`Item.jsonByteCount`: every member, so a
+    /// 64 KiB note counts as 64 KiB) plus 64 bytes for the value and its array slot; 160 for a removal.
     public static func estimatedBytes(of change: RevisionedChange) -> Int {
         switch change.change {
-        case .added(let item), .updated(let item): 160 + item.title.utf8.count
+        case .added(let item), .updated(let item): 64 + item.jsonByteCount
         case .removed: 160
         }
     }

@@ -34,8 +34,9 @@ extension ReadingList {
             if !details.isEmpty {
                 author = try field(ItemField.validateAuthor(details.author ?? ""))
                 url = try field(ItemField.validateURL(details.url ?? ""))
-                tags = try field(ItemField.validateTags(details.tags))
+                // In the order of protocol/PROTOCOL.md §7: author, url, note, tags.
                 note = try field(ItemField.validateNote(details.note ?? ""))
+                tags = try field(ItemField.validateTags(details.tags))
             }
             try checkExpect(expect)
             let item = Item(
@@ -67,13 +68,16 @@ extension ReadingList {
             let author = try edited(edit.author, ItemField.validateAuthor)
             let url = try edited(edit.url, ItemField.validateURL)
             let note = try edited(edit.note, ItemField.validateNote)
+            // Every tag is checked before the item is looked up (§7: member rules come before `expect` and
+            // existence); only the count of the merged set depends on the item.
+            let tags = try validatedTags(edit.tags)
             let old = try existing(id, expect: expect, expectItem: expectItem)
             var item = old
             if let title { item.title = title }
             if let author { item.author = author }
             if let url { item.url = url }
             if let note { item.note = note }
-            item.tags = try editedTags(old.tags, edit.tags)
+            item.tags = try mergedTags(old.tags, tags)
             if Self.sameText(item, old) { return unchanged(old) }
             item.revision = next
             return changed(.updated(item), item: item, at: next)
@@ -115,16 +119,30 @@ extension ReadingList {
         }
     }
 
-    private func editedTags(_ tags: [String], _ edit: ItemEdit.Tags) throws(ReadingListError) -> [String] {
+    /// The tags of `edit` in stored form: a whole set (at most `ItemField.maxTags`), or the tags to add and to
+    /// remove, each validated but not counted (removing any number is fine; adding is counted once merged). A tag to
+    /// remove is not held to the byte limit, so a tag stored before it can still be removed.
+    private func validatedTags(_ edit: ItemEdit.Tags) throws(ReadingListError) -> ItemEdit.Tags {
         switch edit {
         case .replace(let raw):
-            return try field(ItemField.validateTags(raw))
+            return .replace(try field(ItemField.validateTags(raw)))
+        case .adjust(let add, let remove):
+            let added = try field(ItemField.validateTagNames(add))
+            let removed = try field(ItemField.validateTagNames(remove, checkingBytes: false))
+            return .adjust(add: Array(added), remove: Array(removed))
+        }
+    }
+
+    /// The item's tags after a validated edit (`validatedTags`): adds, then removes.
+    /// - Throws: `tooManyTags` when the result holds more than `ItemField.maxTags`.
+    private func mergedTags(_ tags: [String], _ edit: ItemEdit.Tags) throws(ReadingListError) -> [String] {
+        switch edit {
+        case .replace(let tags):
+            return tags
         case .adjust(let add, let remove):
             if add.isEmpty, remove.isEmpty { return tags }
-            let added = try field(ItemField.validateTags(add))
-            let removed = Set(try field(ItemField.validateTags(remove)))
-            var result = Set(tags).union(added)
-            result.subtract(removed)
+            var result = Set(tags).union(add)
+            result.subtract(remove)
             if result.count > ItemField.maxTags { throw .invalidField(.tooManyTags(count: result.count)) }
             return ItemField.sorted(result)
         }

@@ -216,7 +216,7 @@ public enum SnapshotCodec {
         guard stored(item.author, ItemField.validateAuthor) else { throw .corrupt(path: path, reason: "\(place) has no valid \"author\"") }
         guard stored(item.url, ItemField.validateURL) else { throw .corrupt(path: path, reason: "\(place) has no valid \"url\"") }
         guard stored(item.note, ItemField.validateNote) else { throw .corrupt(path: path, reason: "\(place) has no valid \"note\"") }
-        guard case .success(let tags) = ItemField.validateTags(item.tags), tags == item.tags else {
+        guard case .success(let tags) = ItemField.validateTags(item.tags, checkingBytes: false), tags == item.tags else {
             throw .corrupt(path: path, reason: "\(place) has no valid \"tags\" (folded, sorted, without duplicates)")
         }
         guard item.readAt == nil || item.isRead else {

@@ -113,8 +113,9 @@ public enum MethodCall: Sendable, Equatable {
         }
     }
 
-    /// `update`'s changes: each text member absent (kept), `null` (cleared) or a string; `tags` (a whole set) or
-    /// `addTags`/`removeTags`, not both; at least one change.
+    /// `update`'s changes: each text member absent (kept), `null` (cleared) or a string; `tags` (a whole set, `null`
+    /// for none) or `addTags`/`removeTags` (`null` is the same as absent), not both; at least one change, so `addTags:
+    /// []` alone is refused.
     private static func edit(_ reader: ParamsReader) -> Result<ItemEdit, RPCError> {
         let field: (String) -> Result<ItemEdit.Field, RPCError> = { name in
             switch reader.params[name] {
@@ -141,37 +142,59 @@ public enum MethodCall: Sendable, Equatable {
         case (.success(let a), .success(let b), .success(let c)): (whole, added, removed) = (a, b, c)
         case (.failure(let error), _, _), (_, .failure(let error), _), (_, _, .failure(let error)): return .failure(error)
         }
-        if let whole {
+        // `tags: null` clears the set, like `null` for the other members: it is a change, and cannot go with
+        // addTags/removeTags either.
+        if reader.params["tags"] != nil {
             guard added == nil, removed == nil else {
                 return .failure(reader.invalid("send either \"tags\" (the whole set) or \"addTags\"/\"removeTags\", not both"))
             }
-            edit.tags = .replace(whole)
+            edit.tags = .replace(whole ?? [])
         } else {
             edit.tags = .adjust(add: added ?? [], remove: removed ?? [])
         }
-        if reader.params.members.allSatisfy({ ["id", "expect", "expectItem"].contains($0.key) }) {
+        if edit.isEmpty {
             return .failure(reader.invalid("update needs something to change: title, author, url, note, tags, addTags or removeTags"))
         }
         return .success(edit)
     }
 
-    /// `list`'s params: `filter`, `query` (text), `tag` (a tag or an array of them), `sort`, `limit`, `cursor`.
+    /// `list`'s params: `filter`, `query` (text), `tag` (a tag or an array of them), `sort`, `limit`, `cursor`;
+    /// `null` is the same as leaving one out.
     private static func query(_ reader: ParamsReader) -> Result<ItemQuery, RPCError> {
         filter(reader).flatMap { filter in
             var query = ItemQuery(filter: filter)
             switch reader.optionalString("query") {
-            case .success(let text): query.text = text
+            case .success(let text?):
+                // Bounded so that no search, however it is run, costs more than a few passes over the list.
+                let bytes = text.utf8.count
+                if bytes > ItemQuery.maxTextBytes {
+                    return .failure(reader.invalid("param \"query\" is too long: \(bytes) bytes of UTF-8, the limit is \(ItemQuery.maxTextBytes)"))
+                }
+                if bytes > ItemQuery.maxTextLength, text.count > ItemQuery.maxTextLength {
+                    return .failure(reader.invalid("param \"query\" is too long: \(text.count) characters, the limit is \(ItemQuery.maxTextLength)"))
+                }
+                query.text = text
+            case .success(nil): break
             case .failure(let error): return .failure(error)
             }
+            let raw: [String]
             switch reader.params["tag"] {
-            case nil, .null?: break
-            case .string(let tag)?: query.tags = [tag]
+            case nil, .null?: raw = []
+            case .string(let tag)?: raw = [tag]
             case .array?:
                 switch reader.strings("tag") {
-                case .success(let tags): query.tags = tags ?? []
+                case .success(let tags): raw = tags ?? []
                 case .failure: return .failure(reader.invalid("param \"tag\" must be a tag or an array of tags"))
                 }
             case .some: return .failure(reader.invalid("param \"tag\" must be a tag or an array of tags"))
+            }
+            // In the stored form, as the tags it is compared with (trimmed and folded). Not held to the byte limit:
+            // a tag stored before it can still be listed.
+            for tag in raw {
+                switch ItemField.validateTag(tag, checkingBytes: false) {
+                case .success(let tag): query.tags.append(tag)
+                case .failure(let problem): return .failure(reader.invalid("param \"tag\": \(problem)"))
+                }
             }
             switch reader.optionalString("sort") {
             case .success(let text?):
@@ -200,7 +223,7 @@ public enum MethodCall: Sendable, Equatable {
     }
 
     private static func filter(_ reader: ParamsReader) -> Result<ListFilter, RPCError> {
-        guard reader.params["filter"] != nil else { return .success(.all) }
+        guard let value = reader.params["filter"], value != .null else { return .success(.all) }
         return reader.string("filter").flatMap { text in
             guard let filter = ListFilter(rawValue: text) else {
                 return .failure(reader.invalid("param \"filter\" must be \"all\", \"read\" or \"unread\""))

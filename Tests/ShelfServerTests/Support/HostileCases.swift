@@ -285,7 +285,8 @@ enum HostileCases {
         ]
         let kinds: [String: Set<String>] = [
             "title": ["string"], "id": ["string"], "read": ["bool"], "expect": ["number", "null"], "since": ["number", "null"],
-            "filter": ["string"], "token": ["string"],
+            // `filter: null` is the same as leaving it out, as every list param's null (protocol/PROTOCOL.md §2).
+            "filter": ["string", "null"], "token": ["string"],
         ]
         let samples: [(kind: String, text: String)] = [
             ("string", #""x""#), ("number", "1"), ("number", "-2.5e3"), ("bool", "true"), ("bool", "false"), ("null", "null"),
