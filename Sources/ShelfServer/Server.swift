@@ -41,8 +41,8 @@ public actor Server {
     private var wantedConnections: Int
     /// A descriptor held open to be given up when `accept` fails for want of one (`refuseWithReserve`).
     private var reserve = ReserveDescriptor()
-    /// Memory held for all peers, against `--max-memory-bytes`.
-    private let memory: MemoryAccount
+    /// Memory held for all peers, against `--max-memory-bytes` (internal: tests read what it held).
+    nonisolated let memory: MemoryAccount
     /// Gives freed connection memory back to the system (`malloc_trim`), at most once a second.
     private var trim = MemoryTrim()
     private var feedSubscription: UInt64?

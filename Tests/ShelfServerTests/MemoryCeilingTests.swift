@@ -27,7 +27,7 @@ import ShelfTestSupport
     func outboxCharges() {
         let memory = MemoryAccount(ceiling: 100)
         let outbox = Outbox(maxBytes: 1000, memory: memory)
-        outbox.holdDirectWrite(30)
+        #expect(outbox.holdDirectWrite(30))
         #expect(memory.heldBytes == 30)
         outbox.endDirectWrite(unsent: Array(repeating: 0x61, count: 10)[...], releasing: 30)
         #expect(memory.heldBytes == 10)
