@@ -290,6 +290,25 @@ public actor Server {
 
     private func remove(_ id: UInt64) {
         sessions[id] = nil
-        trim.sessionEnded(memory: memory)
+        carryOut(trim.sessionEnded(memory: memory, now: .now))
+    }
+
+    /// Trims now, or sets a loop timer for a deferred trim (no task waits for it meanwhile).
+    private func carryOut(_ decision: MemoryTrim.Decision) {
+        switch decision {
+        case .none:
+            break
+        case .trimNow:
+            MemoryTrim.releaseFreedMemory()
+        case .deferUntil(let due):
+            let executor = Reactor.shared.executor
+            _ = executor.schedule(after: max(.zero, due - .now)) { [weak self] in
+                Task(executorPreference: executor) { await self?.deferredTrimDue() }
+            }
+        }
+    }
+
+    private func deferredTrimDue() {
+        carryOut(trim.deferredTrimDue(memory: memory, now: .now))
     }
 }
