@@ -24,8 +24,20 @@ public enum ShelfMain {
     /// a conditional change (`--expect`, `--expect-item`) that conflicted; 76 a reply that is not Shelf's protocol.
     public static func run(arguments: [String], environment: [String: String], output: Output = .standard) async -> Int32 {
         let command: ShelfCommand
-        do {
-            command = try ShelfCommand.parse(arguments, environment: environment, config: try ShelfConfig.load(environment: environment))
+        do throws(UsageError) {
+            // A config file that cannot be read is reported only for a command that would use it: help and the
+            // version still work, and say how to mend it.
+            let config: ShelfConfig
+            do throws(UsageError) {
+                config = try ShelfConfig.load(environment: environment)
+            } catch {
+                let bare = try ShelfCommand.parse(arguments, environment: environment)
+                switch bare.action {
+                case .help, .version: config = ShelfConfig()
+                default: throw error
+                }
+            }
+            command = try ShelfCommand.parse(arguments, environment: environment, config: config)
         } catch {
             // The command line did not parse, so `--json` is looked for as typed (before any `--`).
             let json = arguments.prefix(while: { $0 != "--" }).contains("--json")
@@ -134,6 +146,10 @@ public enum ShelfMain {
                 + "since; look again (shelf list, shelf show ID), then retry with --expect \(current) if it still applies"
         }
         guard case .server(let rpc) = error, rpc.knownCode == .unauthorized else { return "\(error)" }
+        if let wait = rpc.data["retryAfter"]?.numberValue?.uint64 {
+            return "the server is holding back auth attempts from this address (too many from it lately, wrong tokens "
+                + "perhaps from someone else); the token was not checked: try again in \(wait) s"
+        }
         switch command.token {
         case nil: return "this server requires a token: pass --token-file PATH or set SHELF_TOKEN"
         case .defaultFile(let path)? where TokenFile.isMissing(path):
