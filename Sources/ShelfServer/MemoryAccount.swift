@@ -75,26 +75,60 @@ final class MemoryAccount: Sendable {
 /// Gives the memory of ended connections back to the system: glibc keeps freed blocks for reuse, so 1,000
 /// connections that each held an unfinished 1 MB line left the process at 1 GiB after they closed. When the memory
 /// held for peers has fallen more than `threshold` below its peak since the last trim, `malloc_trim(0)` runs on a
-/// thread of its own (it walks the whole heap: not on the event loop), at most once per `interval`.
+/// thread of its own (it walks the whole heap: not on the event loop), at most once per `interval`; a trim due
+/// sooner is deferred until the interval has passed, not dropped, so the last close of a burst still leads to one.
+///
+/// The decisions only: the caller runs the trim (`releaseFreedMemory()`) and the timer of a deferred one.
 struct MemoryTrim {
     /// How far the held bytes must fall below their peak before a trim: 1 MiB.
     static let threshold = 1 << 20
     /// The least time between two trims: 1 s.
     static let interval: Duration = .seconds(1)
 
-    private var lastTrim: ContinuousClock.Instant?
+    /// What to do after a session ended, or when a deferred trim comes due.
+    enum Decision: Equatable {
+        /// Nothing: too little was freed, or a deferred trim will look again.
+        case none
+        /// Trim now (`releaseFreedMemory()`): the trim is recorded and the peak reset.
+        case trimNow
+        /// Too soon after the last trim: call `deferredTrimDue(memory:now:)` at this instant (a loop timer).
+        case deferUntil(ContinuousClock.Instant)
+    }
 
-    /// A session ended; trims when `memory` has fallen far enough below its peak.
-    /// - Returns: whether a trim was started.
-    @discardableResult
-    mutating func sessionEnded(memory: MemoryAccount, now: ContinuousClock.Instant = .now) -> Bool {
-        guard memory.peakBytes - memory.heldBytes > Self.threshold else { return false }
-        if let lastTrim, now - lastTrim < Self.interval { return false }
+    private var lastTrim: ContinuousClock.Instant?
+    /// When the deferred trim is due, while one is.
+    private var deferredUntil: ContinuousClock.Instant?
+
+    /// A session ended: trims when `memory` has fallen far enough below its peak, or defers the trim when the last
+    /// was less than `interval` ago (once: while one is deferred, later endings leave it to look).
+    mutating func sessionEnded(memory: MemoryAccount, now: ContinuousClock.Instant) -> Decision {
+        guard deferredUntil == nil else { return .none }
+        return decide(memory: memory, now: now)
+    }
+
+    /// The deferred trim came due: trims when `memory` is still far enough below its peak (new connections may have
+    /// taken it again meanwhile).
+    mutating func deferredTrimDue(memory: MemoryAccount, now: ContinuousClock.Instant) -> Decision {
+        deferredUntil = nil
+        return decide(memory: memory, now: now)
+    }
+
+    private mutating func decide(memory: MemoryAccount, now: ContinuousClock.Instant) -> Decision {
+        guard memory.peakBytes - memory.heldBytes > Self.threshold else { return .none }
+        if let lastTrim, now - lastTrim < Self.interval {
+            let due = lastTrim + Self.interval
+            deferredUntil = due
+            return .deferUntil(due)
+        }
         lastTrim = now
         memory.resetPeak()
-        guard let trim = Self.mallocTrim else { return false }
+        return .trimNow
+    }
+
+    /// Runs `malloc_trim(0)` on a thread of its own; nothing where glibc's is missing.
+    static func releaseFreedMemory() {
+        guard let trim = mallocTrim else { return }
         Thread.detachNewThread { _ = trim(0) }
-        return true
     }
 
     /// glibc's `malloc_trim`, looked up at run time: `malloc.h` is not part of Swift's Glibc module.

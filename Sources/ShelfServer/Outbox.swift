@@ -85,11 +85,27 @@ final class Outbox: Sendable {
             charged += delta
         }
 
-        /// Charges `bytes` not yet taken to `memory`, within its ceiling.
-        /// - Returns: false, charging nothing, when the ceiling does not allow it.
-        mutating func charge(_ bytes: Int, to memory: MemoryAccount?) -> Bool {
-            guard let memory, !accountClosed else { return true }
-            guard memory.charge(bytes) else { return false }
+        /// Charges `bytes` to `memory`, `precharged` of which were charged already when the reply was made
+        /// (`Session.Encoded.charged`) and are taken over here; the rest within the ceiling when `refusable`,
+        /// whatever it when not (a change's reply: the change is made, so its reply must go out).
+        /// - Returns: false, charging nothing and giving back `precharged`, when the ceiling does not allow it.
+        mutating func charge(_ bytes: Int, precharged: Int = 0, to memory: MemoryAccount?, refusable: Bool = true) -> Bool {
+            guard let memory else { return true }
+            guard !accountClosed else {
+                memory.refund(precharged)
+                return true
+            }
+            let more = bytes - precharged
+            if more < 0 {
+                memory.refund(-more)
+            } else if refusable {
+                guard memory.charge(more) else {
+                    memory.refund(precharged)
+                    return false
+                }
+            } else {
+                memory.force(more)
+            }
             charged += bytes
             return true
         }
@@ -139,21 +155,31 @@ final class Outbox: Sendable {
     }
 
     /// Counts `count` bytes of an encoded reply against the budget, first waiting (the reader) until they fit within
-    /// `maxBytes` with what is held, or nothing else is held (one reply larger than the budget is allowed alone).
-    /// - Parameter alreadyHeld: bytes the same reply holds already (its id, `Session.heldIDBytes`): they do not count
-    ///   as something else held, or a reply whose id alone passes the budget would wait for itself for ever.
-    nonisolated(nonsending) func holdReplyBytes(_ count: Int, alreadyHeld: Int = 0) async {
+    /// `maxBytes` with what is held, or nothing else is held (one reply larger than the budget is allowed alone), and
+    /// charges them to the server's memory account within its ceiling (a checked charge costs what a forced one did:
+    /// one atomic operation).
+    /// - Parameters:
+    ///   - alreadyHeld: bytes the same reply holds already (its id, `Session.heldIDBytes`): they do not count as
+    ///     something else held, or a reply whose id alone passes the budget would wait for itself for ever.
+    ///   - precharged: bytes of it charged to the memory account when it was made (`Session.Encoded.charged`),
+    ///     taken over here.
+    ///   - refusable: false for a reply that must go out whatever the ceiling (a batch that made changes).
+    /// - Returns: false, holding and charging nothing (`precharged` is given back), when the memory ceiling refuses
+    ///   the bytes: the reply must be dropped and the session closed (`memory_limit`, protocol/PROTOCOL.md §10).
+    nonisolated(nonsending) func holdReplyBytes(
+        _ count: Int, alreadyHeld: Int = 0, precharged: Int = 0, refusable: Bool = true
+    ) async -> Bool {
         func admits(_ state: State) -> Bool {
             state.replyBytes - alreadyHeld == 0 || state.replyBytes + count <= maxBytes
         }
         while true {
-            let admitted = state.withLock { state -> Bool in
-                guard admits(state) else { return false }
+            let admitted = state.withLock { state -> Bool? in
+                guard admits(state) else { return nil }
+                guard state.charge(count, precharged: precharged, to: memory, refusable: refusable) else { return false }
                 state.replyBytes += count
-                state.account(count, to: memory)
                 return true
             }
-            if admitted { return }
+            if let admitted { return admitted }
             await withCheckedContinuation { continuation in
                 let retry = state.withLock { state -> Bool in
                     if admits(state) { return true }
@@ -169,7 +195,8 @@ final class Outbox: Sendable {
     /// encoded as it is carried out, so waiting only afterwards, in `holdReplyBytes`, would hold that reply too
     /// (two replies of a 10 MB `list` per connection that does not read, not one).
     nonisolated(nonsending) func waitForRoom() async {
-        await holdReplyBytes(0)
+        // Nothing is charged, so nothing can be refused.
+        _ = await holdReplyBytes(0)
     }
 
     /// Gives back bytes held by a written (or dropped) reply.
@@ -326,12 +353,19 @@ final class Outbox: Sendable {
         roomWaiter?.resume()
     }
 
-    /// Counts a direct write's `count` bytes against the reply budget, without waiting (the reply is made already);
-    /// `endDirectWrite(releasing:)` gives them back.
-    func holdDirectWrite(_ count: Int) {
+    /// Counts a direct write's `count` bytes against the reply budget, without waiting (the reply is made already),
+    /// and charges them to the server's memory account; `endDirectWrite(releasing:)` gives them back.
+    /// - Parameters:
+    ///   - precharged: bytes of it charged to the memory account when it was made, taken over here.
+    ///   - refusable: whether the memory ceiling may refuse them (a read's reply); a change's reply is charged
+    ///     whatever the ceiling, since the change is made.
+    /// - Returns: false, holding and charging nothing (`precharged` is given back), when the ceiling refuses them:
+    ///   the caller drops the reply, ends the direct write and closes the session (`memory_limit`).
+    func holdDirectWrite(_ count: Int, precharged: Int = 0, refusable: Bool = false) -> Bool {
         state.withLock { state in
+            guard state.charge(count, precharged: precharged, to: memory, refusable: refusable) else { return false }
             state.replyBytes += count
-            state.account(count, to: memory)
+            return true
         }
     }
 

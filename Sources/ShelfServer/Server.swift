@@ -41,8 +41,8 @@ public actor Server {
     private var wantedConnections: Int
     /// A descriptor held open to be given up when `accept` fails for want of one (`refuseWithReserve`).
     private var reserve = ReserveDescriptor()
-    /// Memory held for all peers, against `--max-memory-bytes`.
-    private let memory: MemoryAccount
+    /// Memory held for all peers, against `--max-memory-bytes` (internal: tests read what it held).
+    nonisolated let memory: MemoryAccount
     /// Gives freed connection memory back to the system (`malloc_trim`), at most once a second.
     private var trim = MemoryTrim()
     private var feedSubscription: UInt64?
@@ -289,6 +289,25 @@ public actor Server {
 
     private func remove(_ id: UInt64) {
         sessions[id] = nil
-        trim.sessionEnded(memory: memory)
+        carryOut(trim.sessionEnded(memory: memory, now: .now))
+    }
+
+    /// Trims now, or sets a loop timer for a deferred trim (no task waits for it meanwhile).
+    private func carryOut(_ decision: MemoryTrim.Decision) {
+        switch decision {
+        case .none:
+            break
+        case .trimNow:
+            MemoryTrim.releaseFreedMemory()
+        case .deferUntil(let due):
+            let executor = Reactor.shared.executor
+            _ = executor.schedule(after: max(.zero, due - .now)) { [weak self] in
+                Task(executorPreference: executor) { await self?.deferredTrimDue() }
+            }
+        }
+    }
+
+    private func deferredTrimDue() {
+        carryOut(trim.deferredTrimDue(memory: memory, now: .now))
     }
 }

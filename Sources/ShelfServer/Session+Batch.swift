@@ -26,6 +26,12 @@ extension Session {
         }
         var answers: [Answer] = []
         var encodedBytes = 0
+        // Charged to the memory account as the replies were made (large `list`s), taken over by the hold below.
+        var charged = 0
+        // A batch that made a change is sent whatever the memory ceiling: the changes are made.
+        var madeChanges = false
+        // The memory ceiling refused one of its replies.
+        var refused = false
         await outbox.waitForRoom()
         for element in elements where context.keepReading && outbox.writeFailure == nil {
             // The batch's line is written whole, so its replies cannot wait for room: past the budget (after at
@@ -34,8 +40,21 @@ extension Session {
             let prepared = element.id != nil && encodedBytes > 0 && encodedBytes >= outbox.maxBytes
                 ? Self.answer(element.id, .failure(Self.batchOverBudget(outbox.maxBytes)))
                 : await prepare(element, context: &context)
+            if prepared.overCeiling {
+                // Nothing of the batch goes out, unless it made changes: then the refused request is answered
+                // with an error and the batch's line is sent before the connection closes.
+                refused = true
+                refuseForMemory(context: &context)
+                guard madeChanges, let id = element.id else { break }
+                let refusal = Self.answer(id, .failure(Self.overMemoryCeiling(memory?.ceiling ?? 0)))
+                answers.append(makeAnswer(for: refusal))
+                encodedBytes += refusal.encodedBytes
+                break
+            }
             answers.append(makeAnswer(for: prepared))
             encodedBytes += prepared.encodedBytes
+            charged += prepared.charged
+            if prepared.mutation != nil { madeChanges = true }
             // A mutation's reply is made later, by the writer, but counts now: it repeats the item, whose title
             // may be 32 KiB (1000 `mark`s of one such item made a 31 MB line).
             if let (submission, id) = prepared.mutation, let id {
@@ -50,8 +69,25 @@ extension Session {
             }
         }
         // Held once for the whole batch: its line is written only when every element is ready.
-        await outbox.holdReplyBytes(encodedBytes)
+        let sends = !refused || madeChanges
+        guard sends, await outbox.holdReplyBytes(encodedBytes, precharged: charged, refusable: !madeChanges) else {
+            if sends {
+                refuseForMemory(context: &context)
+            } else {
+                // Refused while the batch was carried out: what its replies had charged is given back with them.
+                memory?.refund(charged)
+            }
+            return promise.fulfil(([], 0))
+        }
         promise.fulfil((answers, encodedBytes))
+    }
+
+    /// The error for a request of a batch that the server's memory ceiling refused its reply (`--max-memory-bytes`,
+    /// protocol/PROTOCOL.md §10): the request was not carried out, and the connection closes after the batch's line.
+    static func overMemoryCeiling(_ ceiling: Int) -> RPCError {
+        RPCError(
+            .invalidRequest,
+            "Invalid request: the server holds as much memory for its connections as it may (\(ceiling) bytes, --max-memory-bytes); not carried out")
     }
 
     /// The most requests one batch may hold; a larger batch gets one -32600 (protocol/PROTOCOL.md §10).

@@ -12,7 +12,11 @@ extension Session: AnswerReceiver {
     ) async {
         let prepared = await prepare(element, context: &context)
         if finishDirectReply(mutation: prepared.mutation, window: window) { return }
-        finishDirectReply(await makeAnswer(for: prepared)(), window: window)
+        if prepared.overCeiling {
+            finishDirectReply(nil, window: window)
+            return refuseForMemory(context: &context)
+        }
+        if !finishDirectReply(await makeAnswer(for: prepared)(), window: window) { refuseForMemory(context: &context) }
     }
 
     /// Ends a direct write with a mutation's reply: at once for an answered one (a memory store's change, or a
@@ -51,7 +55,10 @@ extension Session: AnswerReceiver {
     /// Ends a direct write with a mutation's reply, written in place after the notifications it must follow (no
     /// reply for a notification); either way the request's `window` slot is given back.
     private func finishDirectReply(id: RequestID?, mutation outcome: Result<MutationResult, ReadingListError>, window: RequestWindow) {
-        guard let id else { return finishDirectReply(nil, window: window) }
+        guard let id else {
+            finishDirectReply(nil, window: window)
+            return
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
         appendDirectReply(id: id, mutation: outcome, to: &bytes)
@@ -60,11 +67,13 @@ extension Session: AnswerReceiver {
 
     /// Ends a direct write with `reply` (each notification it must follow first), or with nothing for a
     /// notification; either way the request's `window` slot is given back.
-    private func finishDirectReply(_ reply: consuming Encoded?, window: RequestWindow) {
+    /// - Returns: false when the server's memory ceiling refused the reply (`finishDirectWrite`), which was dropped.
+    @discardableResult
+    private func finishDirectReply(_ reply: consuming Encoded?, window: RequestWindow) -> Bool {
         guard var reply = consume reply else {
             window.release()
             outbox.endDirectWrite()
-            return
+            return true
         }
         var bytes = outbox.takeNotifications(upTo: reply.revision)
         if bytes.isEmpty {
@@ -76,7 +85,7 @@ extension Session: AnswerReceiver {
             bytes.append(contentsOf: reply.json)
         }
         bytes.append(0x0A)
-        finishDirectWrite(bytes, releasing: 1, of: window)
+        return finishDirectWrite(bytes, releasing: 1, of: window, precharged: reply.charged, refusable: true)
     }
 
     /// Appends what a direct write sends for a mutation's reply: the queued notifications it must follow, then its
@@ -93,13 +102,28 @@ extension Session: AnswerReceiver {
     ///
     /// A large reply (`heldDirectBytes` or more) is held against the reply budget from now on: the reader goes on
     /// in this round, and must find it counted, or it carries out and holds another (a `list` of 10 MB, twice).
-    func finishDirectWrite(_ bytes: [UInt8], releasing slots: Int, of window: RequestWindow) {
+    /// It is charged to the server's memory account too, within the ceiling when `refusable`.
+    /// - Parameters:
+    ///   - precharged: bytes of it charged to the memory account when it was made (`Encoded.charged`).
+    ///   - refusable: whether the memory ceiling may refuse it: a read's reply; a change's is sent whatever the
+    ///     ceiling (the change is made).
+    /// - Returns: false when the ceiling refused it: nothing is sent, the direct write is over, and the caller
+    ///   closes the session (`refuseForMemory`).
+    @discardableResult
+    func finishDirectWrite(
+        _ bytes: [UInt8], releasing slots: Int, of window: RequestWindow, precharged: Int = 0, refusable: Bool = false
+    ) -> Bool {
         window.release(slots)
-        let held = bytes.count >= Self.heldDirectBytes ? bytes.count : 0
-        if held > 0 { outbox.holdDirectWrite(held) }
+        // A charged reply is held whatever its size, so that its charge is given back once it is written.
+        let held = bytes.count >= Self.heldDirectBytes || precharged > 0 ? bytes.count : 0
+        if held > 0, !outbox.holdDirectWrite(held, precharged: precharged, refusable: refusable) {
+            outbox.endDirectWrite()
+            return false
+        }
         if !connection.executor.afterRound(DirectSend(session: self, bytes: bytes, held: held)) {
             sendDirectly(bytes, held: held)
         }
+        return true
     }
 
     /// The size from which a direct write's bytes count against the reply budget. Smaller replies are bounded by

@@ -7,6 +7,10 @@ extension Session {
     struct Encoded: Sendable {
         var json: [UInt8]
         var revision: Revision?
+        /// Bytes of it charged to the server's memory account as it was made (a large `list`, `listReply`), so that
+        /// replies made at once on several threads cannot all pass the ceiling; whoever holds the reply next takes
+        /// the charge over (`Outbox.holdReplyBytes(_:alreadyHeld:precharged:refusable:)`, `holdDirectWrite`).
+        var charged = 0
 
         /// The response and its LF, for the writer; `held` bytes of the reply budget go with it. Made in the buffer
         /// of `json`, not a new one.

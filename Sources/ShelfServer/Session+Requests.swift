@@ -22,7 +22,7 @@ extension Session {
         case .telnetReply(let bytes):
             // Held against the reply budget like any reply: a peer that sends DO after DO and reads nothing must
             // not make the server queue refusals without bound.
-            await outbox.holdReplyBytes(bytes.count)
+            guard await outbox.holdReplyBytes(bytes.count) else { return refuseForMemory(context: &context) }
             outbox.push { Outbox.Reply(line: bytes, revision: nil, held: bytes.count) }
         case .line(let bytes):
             switch IncomingMessage.decodeCall(line: bytes) {
@@ -51,7 +51,10 @@ extension Session {
         }
         await outbox.waitForRoom()
         let idBytes = Self.heldIDBytes(element.id)
-        if idBytes > 0 { await outbox.holdReplyBytes(idBytes) }
+        if idBytes > 0, !(await outbox.holdReplyBytes(idBytes)) {
+            refuseForMemory(context: &context)
+            return promise.fulfil(({ nil }, 0))
+        }
         // The client may have vanished while the reader waited: its requests are dropped, not run for nobody
         // (protocol/PROTOCOL.md §1).
         guard outbox.writeFailure == nil else {
@@ -61,10 +64,25 @@ extension Session {
         let prepared = await prepare(element, context: &context)
         // A peer that sends requests without reading the replies must not make the server buffer without
         // bound: past the budget the reader waits for the writer (and TCP pushes back on the peer). A read's
-        // encoded reply includes the id held above: only the rest is added.
+        // encoded reply includes the id held above: only the rest is added. A change's reply is made later and
+        // holds nothing here, so a change carried out is never refused its reply.
         let more = max(0, prepared.encodedBytes - idBytes)
-        await outbox.holdReplyBytes(more, alreadyHeld: idBytes)
+        guard !prepared.overCeiling,
+            await outbox.holdReplyBytes(more, alreadyHeld: idBytes, precharged: prepared.charged)
+        else {
+            outbox.releaseReplyBytes(idBytes)
+            refuseForMemory(context: &context)
+            return promise.fulfil(({ nil }, 0))
+        }
         promise.fulfil((makeAnswer(for: prepared), idBytes + more))
+    }
+
+    /// The server's memory ceiling refused this connection a reply (protocol/PROTOCOL.md §10): the reply is dropped,
+    /// reading stops, and after the replies it is owed the connection gets `closing` (`memory_limit`) and closes,
+    /// as when its read asks for more than the ceiling leaves.
+    func refuseForMemory(context: inout ReaderContext) {
+        context.keepReading = false
+        if let memory { closeForMemory(memory) }
     }
 
     /// About how many bytes the reply to a mutation with `outcome` takes, before it is made: its item as JSON
@@ -96,6 +114,11 @@ extension Session {
         /// directly needs none, and that saves it an allocation.
         fileprivate var answer: Answer
         var encodedBytes = 0
+        /// Bytes of the reply charged to the server's memory account as it was made (`Encoded.charged`).
+        var charged = 0
+        /// True when the memory ceiling refused the reply as it was made (`listReply`): nothing is to be sent,
+        /// and the session closes (`refuseForMemory`).
+        var overCeiling = false
         /// A mutation's submission, and the id its reply carries (`nil` for a notification).
         var mutation: (submission: Submission, id: RequestID?)?
     }
@@ -166,7 +189,10 @@ extension Session {
             // A watch's backlog is queued as notifications, written before its reply: held with it.
             var backlogBytes = 0
             if case .list(let query) = call {
-                encoded = await listReply(id: id, query: query)
+                guard let reply = await listReply(id: id, query: query) else {
+                    return Prepared(answer: { nil }, overCeiling: true)
+                }
+                encoded = reply
             } else if case .watch(let since) = call {
                 (encoded, backlogBytes) = await watchReply(id: id, since: since)
             } else {
@@ -176,8 +202,9 @@ extension Session {
             let bytes = encoded.json.count + backlogBytes
             // Handed over, not copied: the line is then made in place, and once written nothing holds the bytes (a
             // copy held by this closure doubled what a connection holds for a large `list` or `watch` backlog).
+            let charged = encoded.charged
             let once = EncodedOnce(encoded)
-            return Prepared(answer: { once.take() }, encodedBytes: bytes)
+            return Prepared(answer: { once.take() }, encodedBytes: bytes, charged: charged)
         }
     }
 
@@ -250,10 +277,16 @@ extension Session {
     /// `{"jsonrpc":"2.0","id":…,"result":{"revision":N,"items":[…]}}` written straight to bytes (with `"next"` when
     /// a `limit` left more): for a filter alone the items come from the shared cache, as a `list` of a large list is
     /// the heaviest reply there is; a search, a sort or a page is run over the snapshot (protocol/PROTOCOL.md §5).
-    private func listReply(id: RequestID, query: ItemQuery) async -> Encoded {
+    ///
+    /// A reply of `checkedReplyBytes` or more is charged to the server's memory account before its buffer is made,
+    /// on the thread that makes it: connections that all read a `list` at the same moment each encoded and queued
+    /// 22 MB before the first was charged, and held 4.4 times the ceiling.
+    /// - Returns: `nil`, having made nothing, when the ceiling does not allow the reply.
+    private func listReply(id: RequestID, query: ItemQuery) async -> Encoded? {
         let snapshot = await list.snapshot()
         let listCache = self.listCache
-        let encode: @Sendable () -> Encoded = {
+        let memory = self.memory
+        let encode: @Sendable () -> Encoded? = {
             var items: [UInt8]
             var next: UUID?
             if query.isFilterOnly {
@@ -282,7 +315,15 @@ extension Session {
             JSONWriter.appendRaw(#","items":"#, to: &bytes)
             // Room for the items, the closing braces and the LF the line gets, whatever the id's length: growing a
             // multi-megabyte buffer would copy it, and double it.
-            bytes.reserveCapacity(bytes.count + items.count + 60)
+            let size = bytes.count + items.count + 60
+            // Charged before the buffer is made: a refused reply costs no copy. At most the `items` of a search, sort
+            // or page (made for this reply) exist uncharged meanwhile: one reply per encoding under way.
+            var charged = 0
+            if size >= Self.checkedReplyBytes, let memory {
+                guard memory.charge(size) else { return nil }
+                charged = size
+            }
+            bytes.reserveCapacity(size)
             bytes.append(contentsOf: items)
             if let next {
                 JSONWriter.appendRaw(#","next":""#, to: &bytes)
@@ -290,7 +331,7 @@ extension Session {
                 bytes.append(UInt8(ascii: "\""))
             }
             JSONWriter.appendRaw("}}", to: &bytes)
-            return Encoded(json: bytes, revision: snapshot.revision)
+            return Encoded(json: bytes, revision: snapshot.revision, charged: charged)
         }
         // Decided by work, not by items alone: a few hundred items with 10 KB notes are megabytes to search. The
         // estimate reads no text, and is only made for lists small enough to stay on the loop otherwise.
@@ -307,6 +348,12 @@ extension Session {
     /// Above this much work (`ItemQuery.estimatedWork(over:)`, bytes compared) a search runs off the event loop:
     /// about a tenth of a millisecond of a linear search in a release build.
     static let loopSearchBytes = 256 << 10
+
+    /// The size from which a read's reply is charged to the server's memory account within its ceiling even when it
+    /// is written directly (`finishDirectWrite`), and a `list` reply as it is made: 64 KiB, the size from which a
+    /// direct write counts against the reply budget at all. Smaller direct replies are bounded by the request window
+    /// and charge nothing, so the common small request costs no atomic operation.
+    static let checkedReplyBytes = heldDirectBytes
 
     /// Starts (or restarts) watching (protocol/PROTOCOL.md §6): the retained changes after `since` are queued as
     /// `changed` notifications, and the reply carries the revision they reach, so they go out before it, in

@@ -297,10 +297,10 @@ final class Session: Sendable {
         }
     }
 
-    /// Ends a connection that asked for memory while the server holds `memory.ceiling` for its peers: the replies
-    /// it is owed go out, then a `closing` notification (`memory_limit`, protocol/PROTOCOL.md §10), then it closes.
+    /// Ends a connection that asked for memory (a read, or a reply: `refuseForMemory`) that the server's ceiling
+    /// does not leave: the replies it is owed go out, then a `closing` notification (`memory_limit`, protocol/PROTOCOL.md §10), then it closes.
     /// Requests of its last read are not carried out.
-    private func closeForMemory(_ memory: MemoryAccount) {
+    func closeForMemory(_ memory: MemoryAccount) {
         outbox.close(
             with: ServerNotification.closing(
                 reason: "memory_limit",

@@ -27,7 +27,7 @@ import ShelfTestSupport
     func outboxCharges() {
         let memory = MemoryAccount(ceiling: 100)
         let outbox = Outbox(maxBytes: 1000, memory: memory)
-        outbox.holdDirectWrite(30)
+        #expect(outbox.holdDirectWrite(30))
         #expect(memory.heldBytes == 30)
         outbox.endDirectWrite(unsent: Array(repeating: 0x61, count: 10)[...], releasing: 30)
         #expect(memory.heldBytes == 10)
@@ -54,12 +54,46 @@ import ShelfTestSupport
         let atOneMiB = trim.sessionEnded(memory: memory, now: start)
         memory.refund(1)
         let pastOneMiB = trim.sessionEnded(memory: memory, now: start)
-        #expect(!atOneMiB && pastOneMiB)
+        #expect(atOneMiB == .none && pastOneMiB == .trimNow && memory.peakBytes == memory.heldBytes)
         memory.force(4 << 20)
         memory.refund(4 << 20)
         let tooSoon = trim.sessionEnded(memory: memory, now: start + .milliseconds(999))
-        let aSecondLater = trim.sessionEnded(memory: memory, now: start + .seconds(1))
-        #expect(!tooSoon && aSecondLater)
+        #expect(tooSoon == .deferUntil(start + .seconds(1)))
+        #expect(trim.deferredTrimDue(memory: memory, now: start + .seconds(1)) == .trimNow)
+    }
+
+    @Test("40 connections that held 64 KB ids closing at once, within a second of the last trim: the trim is deferred to the end of that second, not dropped")
+    func burstOfClosesDefersTheTrim() {
+        // As `ping`s with 64 KB ids pipelined without reading: each connection's outbox held 8 MiB and one reply.
+        let perConnection = (8 << 20) + 65_600
+        let memory = MemoryAccount(ceiling: 1 << 40)
+        var trim = MemoryTrim()
+        let start = ContinuousClock.now
+        // The last trim: an earlier connection's end, 300 ms before the burst.
+        memory.force(2 << 20)
+        memory.refund(2 << 20)
+        #expect(trim.sessionEnded(memory: memory, now: start) == .trimNow)
+        for _ in 0..<40 { memory.force(perConnection) }
+        // All 40 end within 2 ms: the first trim would be due 700 ms later; the others leave it to look then.
+        var decisions: [MemoryTrim.Decision] = []
+        for closed in 0..<40 {
+            memory.refund(perConnection)
+            decisions.append(trim.sessionEnded(memory: memory, now: start + .milliseconds(300) + .microseconds(50 * closed)))
+        }
+        #expect(decisions == [.deferUntil(start + .seconds(1))] + Array(repeating: .none, count: 39))
+        #expect(memory.heldBytes == 0 && memory.peakBytes == 40 * perConnection)
+        // The timer comes due with 0 connections left: the memory of all 40 is given back.
+        #expect(trim.deferredTrimDue(memory: memory, now: start + .seconds(1) + .milliseconds(1)) == .trimNow)
+        #expect(memory.peakBytes == 0)
+        // A deferred trim that comes due after new connections took the memory again does nothing, and the next
+        // ending decides afresh.
+        memory.force(8 << 20)
+        memory.refund(8 << 20)
+        #expect(trim.sessionEnded(memory: memory, now: start + .milliseconds(1500)) == .deferUntil(start + .seconds(2) + .milliseconds(1)))
+        memory.force(8 << 20)
+        #expect(trim.deferredTrimDue(memory: memory, now: start + .seconds(2) + .milliseconds(1)) == .none)
+        memory.refund(8 << 20)
+        #expect(trim.sessionEnded(memory: memory, now: start + .seconds(3)) == .trimNow)
     }
 
     @Test("with a 48 KiB ceiling, a connection sending a 100 KB unfinished line gets closing memory_limit and is closed; another's ping is answered, and the memory is given back")
