@@ -5,7 +5,7 @@ import ShelfWire
 /// Reads the `result` shapes of protocol/PROTOCOL.md ("Methods") into model values.
 /// Each throws `ClientError.protocolViolation` when the value does not have the documented shape.
 public enum ResultDecoding {
-    /// `{"server","version","protocol","revision"}`.
+    /// `{"server","version","protocol","revision","auth","run","features"}`.
     public static func hello(_ result: JSONValue) throws(ClientError) -> HelloResult {
         guard case .object(let object) = result,
               let revision = object["revision"]?.numberValue?.uint64,
@@ -14,7 +14,8 @@ public enum ResultDecoding {
         return HelloResult(
             server: object["server"]?.stringValue ?? "", version: object["version"]?.stringValue ?? "",
             protocolVersion: Int(proto), revision: revision, run: object["run"]?.stringValue,
-            features: object["features"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+            features: object["features"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+            authRequired: object["auth"]?.stringValue == "required")
     }
 
     /// `{"revision","items":[Item]}`.

@@ -65,14 +65,15 @@ public actor ShelfClient {
         }
     }
 
-    /// Connects to `address` and, with a `token`, authenticates (`auth`) before returning.
+    /// Connects to `address` and, with a `token`, asks `hello` whether the server requires one and authenticates
+    /// (`auth`) only if it does (protocol/PROTOCOL.md §12): a server that requires none is never sent the token.
     /// - Parameter timeout: how long connecting may take, and then how long a call waits with nothing at all heard
     ///   from the server (bytes still arriving count as life; time the reader spends held by unread
     ///   `notifications` does not count, since the server's bytes then wait on our side); `nil` waits for ever. A
     ///   call past it fails with `.noReply`, and so does every other call waiting then: the connection is closed,
     ///   since a reply that comes later could no longer be told apart.
     /// - Throws: `ClientError.cannotConnect` with the socket error (e.g. connection refused; `ETIMEDOUT` past
-    ///   `timeout`); `.server` with code 5 when the token is refused.
+    ///   `timeout`); `.server` with code 5 when the token is refused; what `hello` throws, with a token.
     public static func connect(
         to address: HostPort, token: String? = nil, timeout: Duration? = nil
     ) async throws(ClientError) -> ShelfClient {
@@ -86,7 +87,11 @@ public actor ShelfClient {
         }
         if let token {
             do {
-                _ = try await client.call(.auth(token: token))
+                // A server without a token answers any `auth` with success, so skipping it there changes nothing,
+                // and the token goes only to a server that asks for it.
+                if try ResultDecoding.hello(try await client.call(.hello)).authRequired {
+                    _ = try await client.call(.auth(token: token))
+                }
             } catch {
                 await client.close()
                 throw error
