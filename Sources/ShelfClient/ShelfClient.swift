@@ -28,8 +28,10 @@ public actor ShelfClient {
     private var failure: ClientError?
     /// Notifications not yet taken by `notifications`.
     private var pending = NotificationBuffer()
-    /// The consumer waiting in `nextNotification()`, and the reader waiting for room.
-    private var consumer: CheckedContinuation<RPCRequest?, Never>?
+    /// The consumer waiting in `nextNotification()`, with the number that tells its cancellation from a later one's.
+    private var consumer: (number: UInt64, continuation: CheckedContinuation<RPCRequest?, Never>)?
+    private var consumersSeen: UInt64 = 0
+    /// The reader waiting for room.
     private var roomWaiter: CheckedContinuation<Void, Never>?
     /// The reader waits for room: the server's silence then is ours, and no reply can time out for it.
     private var readerHeld = false
@@ -43,7 +45,8 @@ public actor ShelfClient {
     public static let maxBufferedNotificationBytes = 256 * 1024
 
     /// Requests the server sent without an id (notifications), in arrival order, for one consumer; it ends when the
-    /// connection does.
+    /// connection does. A consumer whose task is cancelled while it waits gets `nil`; so does a second consumer that
+    /// asks while another one waits (each notification goes to one of them, so two would each miss some).
     public nonisolated var notifications: Notifications { Notifications(client: self) }
 
     /// The notifications of one client as an async sequence (`notifications`).
@@ -54,7 +57,8 @@ public actor ShelfClient {
         public struct AsyncIterator: AsyncIteratorProtocol {
             let client: ShelfClient
 
-            /// The next notification, or `nil` once the connection ended and every one was taken.
+            /// The next notification; `nil` once the connection ended and every one was taken, when the task is
+            /// cancelled while it waits, or when another consumer is waiting already.
             public mutating func next() async -> RPCRequest? {
                 await client.nextNotification()
             }
@@ -269,12 +273,23 @@ public actor ShelfClient {
         lastHeard = .now
     }
 
-    /// Hands over the oldest notification, waiting for one; `nil` once the connection has ended and none is left.
-    /// One consumer at a time.
-    private func nextNotification() async -> RPCRequest? {
+    /// Hands over the oldest notification, waiting for one; `nil` once the connection has ended and none is left,
+    /// when the waiting task is cancelled, or at once to a second consumer while one waits.
+    /// - Parameter whenWaiting: called once this consumer waits (for tests, which act on a waiting consumer).
+    func nextNotification(whenWaiting: @Sendable () -> Void = {}) async -> RPCRequest? {
         guard let notification = pending.removeFirst() else {
-            if notificationsEnded { return nil }
-            return await withCheckedContinuation { consumer = $0 }
+            if notificationsEnded || consumer != nil { return nil }
+            consumersSeen += 1
+            let number = consumersSeen
+            return await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    if Task.isCancelled { return continuation.resume(returning: nil) }
+                    consumer = (number, continuation)
+                    whenWaiting()
+                }
+            } onCancel: {
+                Task { await self.cancelConsumer(number) }
+            }
         }
         if pending.bytes <= Self.maxBufferedNotificationBytes, let waiter = roomWaiter {
             roomWaiter = nil
@@ -283,10 +298,17 @@ public actor ShelfClient {
         return notification
     }
 
+    /// Ends the wait of consumer `number` (its task was cancelled), if it still waits.
+    private func cancelConsumer(_ number: UInt64) {
+        guard let consumer, consumer.number == number else { return }
+        self.consumer = nil
+        consumer.continuation.resume(returning: nil)
+    }
+
     private func deliver(_ notification: RPCRequest, bytes: Int) {
         if let consumer {
             self.consumer = nil
-            return consumer.resume(returning: notification)
+            return consumer.continuation.resume(returning: notification)
         }
         pending.append(notification, bytes: bytes)
     }
@@ -344,7 +366,7 @@ public actor ShelfClient {
         notificationsEnded = true
         if let consumer {
             self.consumer = nil
-            consumer.resume(returning: nil)
+            consumer.continuation.resume(returning: nil)
         }
         if let roomWaiter {
             self.roomWaiter = nil
