@@ -10,8 +10,12 @@ import Synchronization
 ///
 /// A reader task routes responses to callers; a writer task sends request lines one at a time in call order.
 /// Notifications from the server are handed to `notifications`; while more than `maxBufferedNotificationBytes` of
-/// them wait there, the reader stops reading the socket, so a consumer that falls behind holds the server back
-/// (whose slow-consumer limit then applies, protocol/PROTOCOL.md §6) instead of growing this process.
+/// them wait there and no call waits for its reply, the reader stops reading the socket, so a consumer that falls
+/// behind holds the server back (whose slow-consumer limit then applies, protocol/PROTOCOL.md §6) instead of growing
+/// this process. A call's reply may come behind notifications (a `watch`'s backlog always does, §6), and the one
+/// waiting for it is often the consumer, so while any call waits the reader goes on past that limit; what it then
+/// takes is bounded by what the server queues ahead of the reply (for a backlog, half of its
+/// `--max-outbound-bytes`).
 public actor ShelfClient {
     private let connection: TCPConnection
     private let address: HostPort
@@ -31,10 +35,9 @@ public actor ShelfClient {
     /// The consumer waiting in `nextNotification()`, with the number that tells its cancellation from a later one's.
     private var consumer: (number: UInt64, continuation: CheckedContinuation<RPCRequest?, Never>)?
     private var consumersSeen: UInt64 = 0
-    /// The reader waiting for room.
-    private var roomWaiter: CheckedContinuation<Void, Never>?
-    /// The reader waits for room: the server's silence then is ours, and no reply can time out for it.
-    private var readerHeld = false
+    /// The reader, while it waits for the consumer to make room. Only while no call waits (`waiters` is empty): a
+    /// call releases it, so no reply waits behind unread notifications and no reply timer runs while it is held.
+    private var heldReader: CheckedContinuation<Void, Never>?
     private var notificationsEnded = false
 
     /// The longest reply line accepted, in bytes (1 GiB).
@@ -199,6 +202,8 @@ public actor ShelfClient {
         do {
             response = try await withCheckedThrowingContinuation { continuation in
                 waiters[id] = continuation
+                // Its reply may be behind the notifications the reader stopped for: read on until it comes.
+                releaseReader()
                 if let replyTimeout { armTimer(for: id, method: method, after: replyTimeout, limit: replyTimeout) }
                 outbox.yield(line)
                 whenSent()
@@ -223,10 +228,10 @@ public actor ShelfClient {
     }
 
     /// Call `id` is still waiting: if nothing was heard from the server for `limit`, that call and every other one
-    /// fail; otherwise it waits until `limit` after the last bytes heard.
+    /// fail; otherwise it waits until `limit` after the last bytes heard. The reader is reading meanwhile (a waiting
+    /// call releases it), so silence is the server's.
     private func expire(_ id: Int64, method: String, limit: Duration) {
         guard waiters[id] != nil else { return }
-        if readerHeld { return armTimer(for: id, method: method, after: limit, limit: limit) }
         let silence = ContinuousClock.now - lastHeard
         guard silence >= limit else { return armTimer(for: id, method: method, after: limit - silence, limit: limit) }
         fail(.noReply(address, limit, method: method))
@@ -260,17 +265,42 @@ public actor ShelfClient {
                 handle(line)
             }
             if bytes.isEmpty || failure != nil { break }
-            if pending.bytes > Self.maxBufferedNotificationBytes { await waitForRoom() }
+            if pending.bytes > Self.maxBufferedNotificationBytes, waiters.isEmpty { await waitForRoom() }
         }
         fail(.connectionLost(reason))
     }
 
-    /// Waits (the reader) until the consumer has taken notifications down to the limit, or the client failed.
+    /// Waits (the reader) until the consumer has taken notifications down to the limit, a call is made, or the
+    /// client failed (`releaseReader()`).
     private func waitForRoom() async {
-        readerHeld = true
-        await withCheckedContinuation { roomWaiter = $0 }
-        readerHeld = false
+        await withCheckedContinuation { heldReader = $0 }
+    }
+
+    /// Lets a held reader read again.
+    private func releaseReader() {
+        guard let reader = heldReader else { return }
+        heldReader = nil
+        // The time held was our silence, not the server's.
         lastHeard = .now
+        reader.resume()
+    }
+
+    /// Whether more notifications wait to be taken than the reader reads on for (`maxBufferedNotificationBytes`):
+    /// it stops reading the socket, or will at its next read, unless a call waits for its reply.
+    var isHoldingBackNotifications: Bool {
+        pending.bytes > Self.maxBufferedNotificationBytes
+    }
+
+    /// `ping`, unless notifications not taken hold the reader back (`isHoldingBackNotifications`): the server's
+    /// bytes then wait on this side, which says it is alive, and the reply, behind them, would have the reader take
+    /// them all in, undoing the hold. For a caller that checks the server periodically while a consumer may be stuck
+    /// (`shelf watch` with its output blocked).
+    /// - Returns: true when it pinged and the server answered, false when it did not ping.
+    @discardableResult
+    public func pingUnlessHeldBack() async throws(ClientError) -> Bool {
+        if isHoldingBackNotifications { return false }
+        try await ping()
+        return true
     }
 
     /// Hands over the oldest notification, waiting for one; `nil` once the connection has ended and none is left,
@@ -291,10 +321,7 @@ public actor ShelfClient {
                 Task { await self.cancelConsumer(number) }
             }
         }
-        if pending.bytes <= Self.maxBufferedNotificationBytes, let waiter = roomWaiter {
-            roomWaiter = nil
-            waiter.resume()
-        }
+        if pending.bytes <= Self.maxBufferedNotificationBytes { releaseReader() }
         return notification
     }
 
@@ -368,10 +395,7 @@ public actor ShelfClient {
             self.consumer = nil
             consumer.continuation.resume(returning: nil)
         }
-        if let roomWaiter {
-            self.roomWaiter = nil
-            roomWaiter.resume()
-        }
+        releaseReader()
         outbox.finish()
         connection.close()
     }
