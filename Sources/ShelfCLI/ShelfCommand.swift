@@ -103,9 +103,11 @@ public struct ShelfCommand: Equatable, Sendable {
         var expect: Revision?
         var expectItem: Revision?
         var options = ItemOptions()
-        var tokenSource = environment["SHELF_TOKEN"].flatMap { $0.isEmpty ? nil : TokenSource.value($0) }
-            ?? config.tokenFile.map(TokenSource.file)
+        let explicitToken = environment["SHELF_TOKEN"].flatMap { $0.isEmpty ? nil : TokenSource.value($0) }
+        // The config's and the default token file are sent only to the server they are for (`implicitTokenGoes`).
+        let implicitToken = config.tokenFile.map(TokenSource.file)
             ?? ConfigDirectory.tokenFile(environment: environment).map(TokenSource.defaultFile)
+        var tokenSource = explicitToken ?? implicitToken
         var operands: [String] = []
         // The first problem, reported once the command is known, so the error can point at that command's usage;
         // `unknownOption` when it is an unknown option (it may get a hint then).
@@ -178,6 +180,9 @@ public struct ShelfCommand: Equatable, Sendable {
                 throw UsageError("the server address (\(source)) must be HOST:PORT (e.g. 127.0.0.1:7453), not \"\(serverText)\"")
             }
         }
+        if tokenSource == implicitToken, implicitToken != nil, !Self.implicitTokenGoes(to: server, config: config) {
+            tokenSource = nil
+        }
         guard let name = operands.first else { throw UsageError("no command given") }
         do throws(UsageError) {
             let action = try Self.action(name, Array(operands.dropFirst()), options: options)
@@ -197,6 +202,15 @@ public struct ShelfCommand: Equatable, Sendable {
         } catch {
             throw UsageError(error.message, command: command)
         }
+    }
+
+    /// Whether the token from the config file or the default token file goes to `server`: only to the config's
+    /// `server` (the one it is for), or to a loopback address (this machine's own `shelfd`), so that `--server` naming
+    /// someone else's server never hands them your token; `--token-file` and `$SHELF_TOKEN` go wherever you say.
+    static func implicitTokenGoes(to server: HostPort, config: ShelfConfig) -> Bool {
+        if server.isLoopback { return true }
+        guard let text = config.server, let configured = try? HostPort(parsing: text) else { return false }
+        return configured == server
     }
 
     /// Where a token comes from.

@@ -24,8 +24,20 @@ public enum ShelfMain {
     /// a conditional change (`--expect`, `--expect-item`) that conflicted; 76 a reply that is not Shelf's protocol.
     public static func run(arguments: [String], environment: [String: String], output: Output = .standard) async -> Int32 {
         let command: ShelfCommand
-        do {
-            command = try ShelfCommand.parse(arguments, environment: environment, config: try ShelfConfig.load(environment: environment))
+        do throws(UsageError) {
+            // A config file that cannot be read is reported only for a command that would use it: help and the
+            // version still work, and say how to mend it.
+            let config: ShelfConfig
+            do throws(UsageError) {
+                config = try ShelfConfig.load(environment: environment)
+            } catch {
+                let bare = try ShelfCommand.parse(arguments, environment: environment)
+                switch bare.action {
+                case .help, .version: config = ShelfConfig()
+                default: throw error
+                }
+            }
+            command = try ShelfCommand.parse(arguments, environment: environment, config: config)
         } catch {
             // The command line did not parse, so `--json` is looked for as typed (before any `--`).
             let json = arguments.prefix(while: { $0 != "--" }).contains("--json")

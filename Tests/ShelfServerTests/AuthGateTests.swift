@@ -101,15 +101,13 @@ import Testing
         #expect(waiting.waiting == [2, 4])
     }
 
-    @Test("the address a peer's guesses are counted by: IPv4 without the port, IPv6 by its /64, IPv4-mapped as IPv4")
+    @Test("the address a peer's guesses are counted by: without the port; IPv4-mapped IPv6 as IPv4")
     func peerAddresses() {
         #expect(AuthGate.address(ofPeer: "192.0.2.1:51234") == "192.0.2.1")
-        // IPv6 by its /64: a host rotating through its prefix's addresses is one guesser.
-        #expect(AuthGate.address(ofPeer: "[::1]:7453") == "0:0:0:0::/64")
-        #expect(AuthGate.address(ofPeer: "[2001:db8:1:2::a]:7453") == "2001:db8:1:2::/64")
-        #expect(AuthGate.address(ofPeer: "[2001:db8:1:2:ffff::b]:9") == "2001:db8:1:2::/64")
-        #expect(AuthGate.address(ofPeer: "[2001:db8:1:3::a]:7453") == "2001:db8:1:3::/64")
-        #expect(AuthGate.address(ofPeer: "[fe80::1%eth0]:1") == "fe80:0:0:0::/64")
+        // IPv6 address by address: the hosts of a LAN share a /64.
+        #expect(AuthGate.address(ofPeer: "[::1]:7453") == "::1")
+        #expect(AuthGate.address(ofPeer: "[2001:db8:1:2::a]:7453") == "2001:db8:1:2::a")
+        #expect(AuthGate.address(ofPeer: "[fe80::1%eth0]:1") == "fe80::1%eth0")
         // An IPv4 peer on a dual-stack socket counts as its IPv4 address.
         #expect(AuthGate.address(ofPeer: "[::ffff:192.0.2.1]:51234") == "192.0.2.1")
     }
