@@ -19,4 +19,7 @@ public struct HelloResult: Sendable, Equatable {
     public let listID: UUID?
     /// What the server offers beyond protocol 1's first methods (`ProtocolInfo.features`); empty from an older one.
     public var features: [String] = []
+    /// Whether the server requires `auth` before most methods (`"auth":"required"`, protocol/PROTOCOL.md §12); false
+    /// for `"none"` and from a server that does not say.
+    public var authRequired = false
 }

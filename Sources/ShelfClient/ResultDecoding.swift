@@ -6,8 +6,8 @@ import ShelfWire
 /// Reads the `result` shapes of protocol/PROTOCOL.md ("Methods") into model values.
 /// Each throws `ClientError.protocolViolation` when the value does not have the documented shape.
 public enum ResultDecoding {
-    /// `{"server","version","protocol","revision","run","list"}`; `run` and `list` may be missing (older servers),
-    /// and a `list` that is not a UUID is read as missing.
+    /// `{"server","version","protocol","revision","auth","run","list","features"}`; `run`, `list` and `features`
+    /// may be missing (older servers), and a `list` that is not a UUID is read as missing.
     public static func hello(_ result: JSONValue) throws(ClientError) -> HelloResult {
         guard case .object(let object) = result,
               let revision = object["revision"]?.numberValue?.uint64,
@@ -17,7 +17,8 @@ public enum ResultDecoding {
             server: object["server"]?.stringValue ?? "", version: object["version"]?.stringValue ?? "",
             protocolVersion: Int(proto), revision: revision, run: object["run"]?.stringValue,
             listID: object["list"]?.stringValue.flatMap { UUID(wireText: $0) },
-            features: object["features"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+            features: object["features"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+            authRequired: object["auth"]?.stringValue == "required")
     }
 
     /// `{"revision","items":[Item]}`.

@@ -10,8 +10,12 @@ import Synchronization
 ///
 /// A reader task routes responses to callers; a writer task sends request lines one at a time in call order.
 /// Notifications from the server are handed to `notifications`; while more than `maxBufferedNotificationBytes` of
-/// them wait there, the reader stops reading the socket, so a consumer that falls behind holds the server back
-/// (whose slow-consumer limit then applies, protocol/PROTOCOL.md §6) instead of growing this process.
+/// them wait there and no call waits for its reply, the reader stops reading the socket, so a consumer that falls
+/// behind holds the server back (whose slow-consumer limit then applies, protocol/PROTOCOL.md §6) instead of growing
+/// this process. A call's reply may come behind notifications (a `watch`'s backlog always does, §6), and the one
+/// waiting for it is often the consumer, so while any call waits the reader goes on past that limit; what it then
+/// takes is bounded by what the server queues ahead of the reply (for a backlog, half of its
+/// `--max-outbound-bytes`).
 public actor ShelfClient {
     private let connection: TCPConnection
     private let address: HostPort
@@ -28,11 +32,12 @@ public actor ShelfClient {
     private var failure: ClientError?
     /// Notifications not yet taken by `notifications`.
     private var pending = NotificationBuffer()
-    /// The consumer waiting in `nextNotification()`, and the reader waiting for room.
-    private var consumer: CheckedContinuation<RPCRequest?, Never>?
-    private var roomWaiter: CheckedContinuation<Void, Never>?
-    /// The reader waits for room: the server's silence then is ours, and no reply can time out for it.
-    private var readerHeld = false
+    /// The consumer waiting in `nextNotification()`, with the number that tells its cancellation from a later one's.
+    private var consumer: (number: UInt64, continuation: CheckedContinuation<RPCRequest?, Never>)?
+    private var consumersSeen: UInt64 = 0
+    /// The reader, while it waits for the consumer to make room. Only while no call waits (`waiters` is empty): a
+    /// call releases it, so no reply waits behind unread notifications and no reply timer runs while it is held.
+    private var heldReader: CheckedContinuation<Void, Never>?
     private var notificationsEnded = false
 
     /// The longest reply line accepted, in bytes (1 GiB).
@@ -43,7 +48,8 @@ public actor ShelfClient {
     public static let maxBufferedNotificationBytes = 256 * 1024
 
     /// Requests the server sent without an id (notifications), in arrival order, for one consumer; it ends when the
-    /// connection does.
+    /// connection does. A consumer whose task is cancelled while it waits gets `nil`; so does a second consumer that
+    /// asks while another one waits (each notification goes to one of them, so two would each miss some).
     public nonisolated var notifications: Notifications { Notifications(client: self) }
 
     /// The notifications of one client as an async sequence (`notifications`).
@@ -54,7 +60,8 @@ public actor ShelfClient {
         public struct AsyncIterator: AsyncIteratorProtocol {
             let client: ShelfClient
 
-            /// The next notification, or `nil` once the connection ended and every one was taken.
+            /// The next notification; `nil` once the connection ended and every one was taken, when the task is
+            /// cancelled while it waits, or when another consumer is waiting already.
             public mutating func next() async -> RPCRequest? {
                 await client.nextNotification()
             }
@@ -65,14 +72,15 @@ public actor ShelfClient {
         }
     }
 
-    /// Connects to `address` and, with a `token`, authenticates (`auth`) before returning.
+    /// Connects to `address` and, with a `token`, asks `hello` whether the server requires one and authenticates
+    /// (`auth`) only if it does (protocol/PROTOCOL.md §12): a server that requires none is never sent the token.
     /// - Parameter timeout: how long connecting may take, and then how long a call waits with nothing at all heard
     ///   from the server (bytes still arriving count as life; time the reader spends held by unread
     ///   `notifications` does not count, since the server's bytes then wait on our side); `nil` waits for ever. A
     ///   call past it fails with `.noReply`, and so does every other call waiting then: the connection is closed,
     ///   since a reply that comes later could no longer be told apart.
     /// - Throws: `ClientError.cannotConnect` with the socket error (e.g. connection refused; `ETIMEDOUT` past
-    ///   `timeout`); `.server` with code 5 when the token is refused.
+    ///   `timeout`); `.server` with code 5 when the token is refused; what `hello` throws, with a token.
     public static func connect(
         to address: HostPort, token: String? = nil, timeout: Duration? = nil
     ) async throws(ClientError) -> ShelfClient {
@@ -86,7 +94,11 @@ public actor ShelfClient {
         }
         if let token {
             do {
-                _ = try await client.call(.auth(token: token))
+                // A server without a token answers any `auth` with success, so skipping it there changes nothing,
+                // and the token goes only to a server that asks for it.
+                if try ResultDecoding.hello(try await client.call(.hello)).authRequired {
+                    _ = try await client.call(.auth(token: token))
+                }
             } catch {
                 await client.close()
                 throw error
@@ -190,6 +202,8 @@ public actor ShelfClient {
         do {
             response = try await withCheckedThrowingContinuation { continuation in
                 waiters[id] = continuation
+                // Its reply may be behind the notifications the reader stopped for: read on until it comes.
+                releaseReader()
                 if let replyTimeout { armTimer(for: id, method: method, after: replyTimeout, limit: replyTimeout) }
                 outbox.yield(line)
                 whenSent()
@@ -214,10 +228,10 @@ public actor ShelfClient {
     }
 
     /// Call `id` is still waiting: if nothing was heard from the server for `limit`, that call and every other one
-    /// fail; otherwise it waits until `limit` after the last bytes heard.
+    /// fail; otherwise it waits until `limit` after the last bytes heard. The reader is reading meanwhile (a waiting
+    /// call releases it), so silence is the server's.
     private func expire(_ id: Int64, method: String, limit: Duration) {
         guard waiters[id] != nil else { return }
-        if readerHeld { return armTimer(for: id, method: method, after: limit, limit: limit) }
         let silence = ContinuousClock.now - lastHeard
         guard silence >= limit else { return armTimer(for: id, method: method, after: limit - silence, limit: limit) }
         fail(.noReply(address, limit, method: method))
@@ -251,37 +265,77 @@ public actor ShelfClient {
                 handle(line)
             }
             if bytes.isEmpty || failure != nil { break }
-            if pending.bytes > Self.maxBufferedNotificationBytes { await waitForRoom() }
+            if pending.bytes > Self.maxBufferedNotificationBytes, waiters.isEmpty { await waitForRoom() }
         }
         fail(.connectionLost(reason))
     }
 
-    /// Waits (the reader) until the consumer has taken notifications down to the limit, or the client failed.
+    /// Waits (the reader) until the consumer has taken notifications down to the limit, a call is made, or the
+    /// client failed (`releaseReader()`).
     private func waitForRoom() async {
-        readerHeld = true
-        await withCheckedContinuation { roomWaiter = $0 }
-        readerHeld = false
-        lastHeard = .now
+        await withCheckedContinuation { heldReader = $0 }
     }
 
-    /// Hands over the oldest notification, waiting for one; `nil` once the connection has ended and none is left.
-    /// One consumer at a time.
-    private func nextNotification() async -> RPCRequest? {
+    /// Lets a held reader read again.
+    private func releaseReader() {
+        guard let reader = heldReader else { return }
+        heldReader = nil
+        // The time held was our silence, not the server's.
+        lastHeard = .now
+        reader.resume()
+    }
+
+    /// Whether more notifications wait to be taken than the reader reads on for (`maxBufferedNotificationBytes`):
+    /// it stops reading the socket, or will at its next read, unless a call waits for its reply.
+    var isHoldingBackNotifications: Bool {
+        pending.bytes > Self.maxBufferedNotificationBytes
+    }
+
+    /// `ping`, unless notifications not taken hold the reader back (`isHoldingBackNotifications`): the server's
+    /// bytes then wait on this side, which says it is alive, and the reply, behind them, would have the reader take
+    /// them all in, undoing the hold. For a caller that checks the server periodically while a consumer may be stuck
+    /// (`shelf watch` with its output blocked).
+    /// - Returns: true when it pinged and the server answered, false when it did not ping.
+    @discardableResult
+    public func pingUnlessHeldBack() async throws(ClientError) -> Bool {
+        if isHoldingBackNotifications { return false }
+        try await ping()
+        return true
+    }
+
+    /// Hands over the oldest notification, waiting for one; `nil` once the connection has ended and none is left,
+    /// when the waiting task is cancelled, or at once to a second consumer while one waits.
+    /// - Parameter whenWaiting: called once this consumer waits (for tests, which act on a waiting consumer).
+    func nextNotification(whenWaiting: @Sendable () -> Void = {}) async -> RPCRequest? {
         guard let notification = pending.removeFirst() else {
-            if notificationsEnded { return nil }
-            return await withCheckedContinuation { consumer = $0 }
+            if notificationsEnded || consumer != nil { return nil }
+            consumersSeen += 1
+            let number = consumersSeen
+            return await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    if Task.isCancelled { return continuation.resume(returning: nil) }
+                    consumer = (number, continuation)
+                    whenWaiting()
+                }
+            } onCancel: {
+                Task { await self.cancelConsumer(number) }
+            }
         }
-        if pending.bytes <= Self.maxBufferedNotificationBytes, let waiter = roomWaiter {
-            roomWaiter = nil
-            waiter.resume()
-        }
+        if pending.bytes <= Self.maxBufferedNotificationBytes { releaseReader() }
         return notification
+    }
+
+    /// Ends the wait of consumer `number` (its task was cancelled), if it still waits.
+    private func cancelConsumer(_ number: UInt64) {
+        guard let consumer, consumer.number == number else { return }
+        self.consumer = nil
+        consumer.continuation.resume(returning: nil)
     }
 
     private func deliver(_ notification: RPCRequest, bytes: Int) {
         if let consumer {
             self.consumer = nil
-            return consumer.resume(returning: notification)
+            return consumer.continuation.resume(returning: notification)
         }
         pending.append(notification, bytes: bytes)
     }
@@ -339,12 +393,9 @@ public actor ShelfClient {
         notificationsEnded = true
         if let consumer {
             self.consumer = nil
-            consumer.resume(returning: nil)
+            consumer.continuation.resume(returning: nil)
         }
-        if let roomWaiter {
-            self.roomWaiter = nil
-            roomWaiter.resume()
-        }
+        releaseReader()
         outbox.finish()
         connection.close()
     }

@@ -184,9 +184,12 @@ import ShelfTestSupport
     }
 
     /// Found by an attack run: the client read every notification into an unbounded stream while its consumer was
-    /// stuck (`shelf watch` with its output blocked: 21.9 MB to 299 MB), so the server's limit never applied.
-    @Test("a client whose notifications are not taken stops reading: the server cuts it off as a slow consumer, and the notifications it got then end")
-    func untakenNotificationsHoldTheServerBack() async throws {
+    /// stuck (`shelf watch` with its output blocked: 21.9 MB to 299 MB), so the server's limit never applied. And
+    /// `shelf watch` checks the server every --timeout (`pingUnlessHeldBack`, the `true` case): a ping answered
+    /// behind the untaken notifications would have the client read them all in each time, and it was never cut off.
+    @Test("a client whose notifications are not taken stops reading, also when it checks the server with pingUnlessHeldBack after each change: the server cuts it off as a slow consumer, and the notifications it got then end",
+          arguments: [false, true])
+    func untakenNotificationsHoldTheServerBack(checkingTheServer: Bool) async throws {
         let configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0), maxOutboundBytes: 65_536)
         try await withRecordingTestServer(configuration: configuration) { server, log in
             let watcher = try await ShelfClient.connect(to: server.address)
@@ -196,11 +199,15 @@ import ShelfTestSupport
             // and is never cut off; bounded, the kernel's buffers, its 256 KiB and the server's 64 KiB fill first.
             let title = String(repeating: "n", count: 1_000)
             var added = 0
+            var pinged = 0
             while log.count(containing: "slow consumer") == 0, added < 30_000 {
                 _ = try await writer.apply(.add(title: title))
                 added += 1
+                // It fails only once the server has cut the watcher off, which the loop then sees in the log.
+                if checkingTheServer, (try? await watcher.pingUnlessHeldBack()) == true { pinged += 1 }
             }
             #expect(log.count(containing: "slow consumer") == 1, "not cut off after \(added) changes")
+            #expect(!checkingTheServer || pinged > 0, "it never pinged")
             var received = 0
             for await notification in watcher.notifications where notification.method == "changed" { received += 1 }
             #expect(received < added, "\(received) of \(added) changes")
@@ -219,6 +226,22 @@ import ShelfTestSupport
             guard case .connectionLost? = error else { throw Failure("expected .connectionLost, got \(String(describing: error))") }
             await client.close()
         }
+    }
+}
+
+/// Pings `client` and checks that the ping fails with `noReply` for `limit` (the server says nothing).
+func expectUnansweredPing(
+    on client: ShelfClient, limit expected: Duration, sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    do throws(ClientError) {
+        try await client.ping()
+        Issue.record("a ping nobody answers succeeded", sourceLocation: sourceLocation)
+    } catch {
+        guard case .noReply(_, let limit, let method) = error else {
+            Issue.record("failed with \(error), not noReply", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(limit == expected && method == "ping", sourceLocation: sourceLocation)
     }
 }
 
@@ -274,16 +297,7 @@ private struct Failure: Error, CustomStringConvertible {
         try await withDeadline(seconds: 60) {
             let client = try await ShelfClient.connect(to: listener.localAddress, timeout: .seconds(3))
             try await client.ping()
-            do throws(ClientError) {
-                try await client.ping()
-                Issue.record("a ping nobody answers succeeded")
-            } catch {
-                guard case .noReply(_, let limit, let method) = error else {
-                    Issue.record("failed with \(error), not noReply")
-                    return
-                }
-                #expect(limit == .seconds(3) && method == "ping")
-            }
+            await expectUnansweredPing(on: client, limit: .seconds(3))
         }
     }
 

@@ -79,7 +79,9 @@ struct WatchRunner {
     /// Pings `client` every `interval` (the `--timeout`) while the watch lasts. Waiting for changes alone would
     /// never notice a server that stopped answering, or a peer gone without a word (a laptop asleep, a dropped
     /// Wi-Fi link: TCP reports nothing to a side that only reads); a ping not answered within the timeout fails
-    /// the client, which ends the watch's notifications, and the watch reconnects.
+    /// the client, which ends the watch's notifications, and the watch reconnects. No ping while the watch's output
+    /// is so far behind that the client holds notifications back: its reply would come behind them and have the client
+    /// read them all in, and the server, whose bytes wait on our side, is plainly there.
     /// - Returns: the pinging task; its value is true when a ping went unanswered (and it closed the client).
     private static func keepChecking(_ client: ShelfClient, every interval: Duration) -> Task<Bool, Never> {
         Task {
@@ -87,7 +89,7 @@ struct WatchRunner {
                 try? await Task.sleep(for: interval)
                 if Task.isCancelled { return false }
                 do {
-                    try await client.ping()
+                    try await client.pingUnlessHeldBack()
                 } catch {
                     await client.close()
                     // Told by the error, not by cancellation: the unanswered ping ends the watch's notifications
