@@ -38,9 +38,19 @@ extension ReadingList {
                 note = try field(ItemField.validateNote(details.note ?? ""))
             }
             try checkExpect(expect)
+            let origin = details.origin
+            let id: UUID
+            if let kept = origin.id {
+                if speculative.item(kept, accepted: accepted.items) != nil { throw .idTaken(kept) }
+                id = kept
+            } else {
+                id = freshID()
+            }
+            let isRead = origin.isRead ?? (origin.readAt != nil)
             let item = Item(
-                id: nextID(), title: title, isRead: false, addedAt: Timestamp.truncated(now()), revision: next,
-                author: author, url: url, tags: tags, note: note)
+                id: id, title: title, isRead: isRead, addedAt: origin.addedAt ?? Timestamp.truncated(now()), revision: next,
+                author: author, url: url, tags: tags, note: note,
+                readAt: isRead ? origin.readAt ?? Timestamp.truncated(now()) : nil)
             return changed(.added(item), item: item, at: next)
         case .setRead(let id, let isRead):
             var item = try existing(id, expect: expect, expectItem: expectItem)
@@ -81,6 +91,14 @@ extension ReadingList {
             _ = try existing(id, expect: expect, expectItem: expectItem)
             return MutationResult(revision: next, item: nil, id: id, change: RevisionedChange(revision: next, change: .removed(id)))
         }
+    }
+
+    /// The next drawn id that no item has: an add may have kept an id of its own (`ItemDetails.Origin`), and a
+    /// generator in tests draws ids in sequence.
+    private func freshID() -> UUID {
+        var id = nextID()
+        while speculative.item(id, accepted: accepted.items) != nil { id = nextID() }
+        return id
     }
 
     /// Sets the read state and `readAt`: the clock's time when it becomes read, none when it becomes unread.
