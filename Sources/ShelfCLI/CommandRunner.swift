@@ -51,6 +51,13 @@ struct CommandRunner {
             let result = try await client.call(.ping)
             if printJSON(result) { return }
             output.line("pong")
+        case .export(let format, let filter):
+            try await ExportRunner(client: client, query: ItemQuery(filter: filter), format: format, output: output).run()
+        case .importFile(let path, let format, let dryRun):
+            _ = try await ImportRunner(
+                client: client, source: path, format: format, dryRun: dryRun, json: command.json, output: output,
+                showsProgress: isatty(STDERR_FILENO) == 1
+            ).run()
         case .help, .version, .watch:
             break
         }

@@ -19,6 +19,10 @@ public struct ShelfCommand: Equatable, Sendable {
         case watch
         case help(topic: String?)
         case version
+        /// `export [--format F] [--read|--unread]`: the list to standard output.
+        case export(ExportFormat, ListFilter)
+        /// `import [--format F] [--dry-run] FILE|-`.
+        case importFile(path: String, format: ImportFormat, dryRun: Bool)
     }
 
     /// The server to talk to: `--server`, else `$SHELF_SERVER`, else the config file's `server`, else
@@ -69,6 +73,7 @@ public struct ShelfCommand: Equatable, Sendable {
             ?? config.tokenFile.map(TokenSource.file)
             ?? ConfigDirectory.tokenFile(environment: environment).map(TokenSource.defaultFile)
         var flags: [String] = []
+        var format: String?
         var operands: [String] = []
         // The first problem, reported once the command is known, so the error can point at that command's usage;
         // `unknownOption` when it is an unknown option (it may get a hint then).
@@ -112,9 +117,10 @@ public struct ShelfCommand: Equatable, Sendable {
                         if problem == nil {
                             return ShelfCommand(server: defaultServer, json: json, token: nil, action: .version)
                         }
-                    case "read", "unread":
+                    case "read", "unread", "dry-run":
                         try ArgumentScanner.noValue(name, inline)
                         flags.append(name)
+                    case "format": format = try scanner.value(of: name, inline: inline)
                     default:
                         if problem == nil { unknownOption = ArgumentScanner.spelled(name) }
                         throw UsageError("unknown option \(ArgumentScanner.spelled(name))")
@@ -143,7 +149,12 @@ public struct ShelfCommand: Equatable, Sendable {
         }
         guard let name = operands.first else { throw UsageError("no command given") }
         do throws(UsageError) {
-            let action = try Self.action(name, Array(operands.dropFirst()), flags: flags)
+            let action: Action
+            if let transfer = try Self.transferAction(name, Array(operands.dropFirst()), flags: flags, format: format) {
+                action = transfer
+            } else {
+                action = try Self.action(name, Array(operands.dropFirst()), flags: flags, format: format)
+            }
             let parsed = ShelfCommand(server: server, json: json, token: tokenSource, action: action, timeout: timeout, expect: expect)
             if expect != nil, !parsed.isChange {
                 throw UsageError("--expect goes with a command that changes the list (add, read, unread, toggle, rename, rm)")
@@ -166,8 +177,8 @@ public struct ShelfCommand: Equatable, Sendable {
 
     static let defaultServer = HostPort(host: "127.0.0.1", port: ProtocolInfo.defaultPort)
 
-    private static func action(_ name: String, _ operands: [String], flags: [String]) throws(UsageError) -> Action {
-        if name != "list", name != "ls", let flag = flags.first {
+    private static func action(_ name: String, _ operands: [String], flags: [String], format: String? = nil) throws(UsageError) -> Action {
+        if name != "list", name != "ls", let flag = flags.first ?? format.map({ _ in "format" }) {
             throw UsageError("--\(flag) goes with the list command only")
         }
         switch name {
