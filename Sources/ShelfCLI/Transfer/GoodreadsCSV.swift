@@ -89,15 +89,21 @@ enum GoodreadsCSV {
 
 /// Goodreads' notes and reviews are HTML fragments: line breaks as `<br/>`, characters as entities (`&amp;`).
 enum HTMLText {
-    /// `html` as plain text: `<br>` (any spelling) and `</p>` are line breaks, other tags dropped, entities decoded
+    /// `html` as plain text: `<br>` (any spelling) is a line break, a paragraph's `<p>` and `</p>` one too unless at a line's start, other tags dropped, entities decoded
     /// (the five XML ones, `&nbsp;`, and numeric `&#NNN;` / `&#xHH;`); an `&` that starts no known entity stays.
     static func plain(_ html: String) -> String {
         var text = ""
         var rest = html[...]
         while let first = rest.first {
             if first == "<", let close = rest.firstIndex(of: ">") {
-                let tag = rest[rest.index(after: rest.startIndex)..<close].lowercased().filter { !$0.isWhitespace }
-                if tag == "br" || tag == "br/" || tag == "/p" || tag == "p/" { text.append("\n") }
+                let inside = rest[rest.index(after: rest.startIndex)..<close].lowercased()
+                let tag = inside.split(whereSeparator: { $0.isWhitespace }).first.map(String.init) ?? ""
+                if tag == "br" || tag == "br/" {
+                    text.append("\n")
+                } else if tag == "p" || tag == "/p" {
+                    // A paragraph's edges: one line break between paragraphs, none doubled.
+                    if let last = text.last, last != "\n" { text.append("\n") }
+                }
                 rest = rest[rest.index(after: close)...]
             } else if first == "&", let semicolon = rest.prefix(12).firstIndex(of: ";"),
                       let decoded = entity(rest[rest.index(after: rest.startIndex)..<semicolon]) {
