@@ -32,12 +32,12 @@ public enum ExportFormat: String, CaseIterable, Equatable, Sendable {
         }
     }
 
-    /// Text that Markdown shows as written: its punctuation that could start emphasis, links, code or HTML
+    /// Text that Markdown shows as written: its punctuation that could start emphasis, strike-through, links, code or HTML
     /// backslash-escaped (CommonMark §2.4 lets any ASCII punctuation be escaped).
     static func markdownText(_ text: String) -> String {
         var escaped = ""
         for character in text {
-            if "\\`*_[]<>#|~".contains(character) { escaped.append("\\") }
+            if "\\`*_[]<>~".contains(character) { escaped.append("\\") }
             escaped.append(character)
         }
         return escaped
