@@ -178,7 +178,8 @@ public struct ShelfCommand: Equatable, Sendable {
     static let defaultServer = HostPort(host: "127.0.0.1", port: ProtocolInfo.defaultPort)
 
     private static func action(_ name: String, _ operands: [String], flags: [String], format: String? = nil) throws(UsageError) -> Action {
-        if name != "list", name != "ls", let flag = flags.first ?? format.map({ _ in "format" }) {
+        if format != nil { throw UsageError("--format goes with the export and import commands only") }
+        if name != "list", name != "ls", let flag = flags.first {
             throw UsageError("--\(flag) goes with the list command only")
         }
         switch name {

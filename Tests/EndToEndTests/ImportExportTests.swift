@@ -20,7 +20,8 @@ import Testing
     func goodreadsRoundTrip() async throws {
         try await Sandbox.with { sandbox in
             let fixture = try Self.fixture
-            let (jsonl, csv) = try await withShelfd(Self.memory, environment: sandbox.environment) { shelfd in
+            let store = ["--store", "file:\(sandbox.storePath)", "--insecure-no-auth"]
+            let (jsonl, csv) = try await withShelfd(store, environment: sandbox.environment) { shelfd in
                 let imported = try await shelfd.shelf("import", fixture)
                 #expect(imported.stdout == "added 4, skipped 0 already present, refused 0 (revision 4)\n")
                 #expect(imported.status == 0)
@@ -33,6 +34,9 @@ import Testing
                 #expect(markdown.stdout == "- [x] The Glass Orchard (Orchard Cycle, #1) — Mara Quillfeather\n- [x] \"Quoted\" Title, With Comma — Lu Wen\n")
                 return (jsonl.stdout, csv.stdout)
             }
+            // Kept dates (a book read before it was added, as Goodreads often has it) load again after a restart.
+            let restarted = try await withShelfd(store, environment: sandbox.environment) { try await $0.shelf("export").stdout }
+            #expect(restarted == jsonl)
             let lines = jsonl.split(separator: "\n")
             #expect(lines.count == 4)
             #expect(lines.first?.contains(#""author":"Mara Quillfeather","tags":["favorites","sci-fi"],"note":"Borrowed from Ana & Tom.\nReturn by May.\nSecond line <3","readAt":"2023-04-17T00:00:00.000Z"}"#) == true)

@@ -259,3 +259,35 @@ import Testing
         #expect(ShelfHelp.pointer(for: name) == text.split(separator: "\n")[0] + "\nrun 'shelf help \(name)' for more")
     }
 }
+
+/// `export` and `import` on the command line (`ShelfCommand+Transfer`).
+@Suite struct TransferCommandTests {
+    private func parse(_ words: String...) throws -> ShelfCommand.Action {
+        try ShelfCommand.parse(words, environment: [:]).action
+    }
+
+    @Test("export takes --format and --read/--unread; import takes --format, --dry-run and one FILE or -")
+    func accepted() throws {
+        #expect(try parse("export") == .export(.jsonl, .all))
+        #expect(try parse("export", "--format", "csv", "--unread") == .export(.csv, .unread))
+        #expect(try parse("export", "--format=markdown") == .export(.markdown, .all))
+        #expect(try parse("import", "list.txt") == .importFile(path: "list.txt", format: .auto, dryRun: false))
+        #expect(try parse("import", "--dry-run", "--format", "goodreads", "-") == .importFile(path: "-", format: .goodreads, dryRun: true))
+    }
+
+    @Test("an unknown format, a missing FILE, --dry-run on export and --format or --read elsewhere are usage errors", arguments: [
+        ["export", "--format", "xml"], ["import"], ["import", "a", "b"], ["export", "--dry-run"], ["import", "--read", "f"],
+        ["list", "--format", "csv"], ["export", "--read", "--unread"], ["add", "--dry-run", "x"],
+    ])
+    func refused(words: [String]) {
+        #expect(throws: UsageError.self) { try ShelfCommand.parse(words, environment: [:]) }
+    }
+
+    @Test("the help lists both commands and each has its own page")
+    func help() {
+        #expect(ShelfHelp.usage.contains("export [--format F]"))
+        #expect(ShelfHelp.usage.contains("import [--dry-run] FILE"))
+        #expect(ShelfHelp.text(for: "export")?.hasPrefix("usage: shelf export [--format jsonl|csv|markdown] [--read|--unread]") == true)
+        #expect(ShelfHelp.text(for: "import")?.hasPrefix("usage: shelf import [--format auto|jsonl|csv|goodreads|text] [--dry-run] FILE|-") == true)
+    }
+}
