@@ -105,9 +105,11 @@ struct ImportRunner {
     private func take(
         _ entry: (ticket: ShelfClient.Ticket, line: Int), into summary: inout Summary, progress: inout ImportProgress
     ) async throws(ClientError) {
-        do {
+        do throws(ClientError) {
             let result = try await client.reply(to: entry.ticket)
-            guard case .object(let object) = result, let revision = object["revision"]?.numberValue?.uint64 else { return }
+            guard case .object(let object) = result, let revision = object["revision"]?.numberValue?.uint64 else {
+                throw ClientError.protocolViolation("add result \(result)")
+            }
             summary.added += 1
             summary.revision = max(summary.revision, revision)
         } catch .server(let error) where error.knownCode == .idTaken {

@@ -26,6 +26,7 @@ public struct ItemDetails: Sendable, Equatable, Hashable {
         /// When it was read; only for an item that is read. Without it a read item's `readAt` is the server's now.
         public var readAt: Date?
 
+        /// What to keep; each `nil` is left to the server (a drawn id, its clock, unread).
         public init(id: UUID? = nil, addedAt: Date? = nil, isRead: Bool? = nil, readAt: Date? = nil) {
             self.id = id
             self.addedAt = addedAt
