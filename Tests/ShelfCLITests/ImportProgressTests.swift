@@ -13,19 +13,26 @@ import Testing
         #expect(ImportProgress.text(done: 0, total: 5, elapsed: .zero) == "importing 0 of 5 (0/s, about 0 s left)")
     }
 
-    @Test("nothing is written when standard error is not a terminal; on one, the line is drawn and erased at the end")
+    @Test("nothing is written when standard error is not a terminal; on one, at most five lines a second, the first after 0.2 s, erased at the end")
     func shownOnlyOnTerminal() {
         let written = Mutex<[String]>([])
         let output = Output(out: { _ in }, err: { text in written.withLock { $0.append(text) } })
-        var quiet = ImportProgress(total: 3, shown: false)
-        for _ in 0..<3 { quiet.step(output) }
+        let start = ContinuousClock.now
+        var quiet = ImportProgress(total: 3, shown: false, start: start)
+        for n in 1...3 { quiet.step(output, now: start + .seconds(n)) }
         quiet.finish(output)
         #expect(written.withLock { $0 }.isEmpty)
-        var shown = ImportProgress(total: 3, shown: true)
-        for _ in 0..<3 { shown.step(output) }
+        var shown = ImportProgress(total: 4, shown: true, start: start)
+        shown.step(output, now: start + .milliseconds(100))
+        #expect(written.withLock { $0 }.isEmpty)
+        shown.step(output, now: start + .seconds(1))
+        shown.step(output, now: start + .milliseconds(1100))
+        shown.step(output, now: start + .seconds(2))
         shown.finish(output)
         let lines = written.withLock { $0 }
-        #expect(lines.first?.hasPrefix("\r\u{1B}[Kimporting 1 of 3 (") == true)
-        #expect(lines.last == "\r\u{1B}[K")
+        #expect(lines == [
+            "\r\u{1B}[Kimporting 2 of 4 (2/s, about 1 s left)", "\r\u{1B}[Kimporting 4 of 4 (2/s, about 0 s left)",
+            "\r\u{1B}[K",
+        ])
     }
 }

@@ -6,21 +6,22 @@ struct ImportProgress {
     let total: Int
     let shown: Bool
     private var done = 0
-    private let start = ContinuousClock.now
-    private var lastDrawn: ContinuousClock.Instant?
+    private let start: ContinuousClock.Instant
+    private var lastDrawn: ContinuousClock.Instant
     private var drew = false
 
-    init(total: Int, shown: Bool) {
+    /// Progress from `start` on; the first line is drawn a fifth of a second later, when the rate means something.
+    init(total: Int, shown: Bool, start: ContinuousClock.Instant = .now) {
         self.total = total
         self.shown = shown
+        self.start = start
+        lastDrawn = start
     }
 
-    /// One more row answered.
-    mutating func step(_ output: Output) {
+    /// One more row answered, at `now`.
+    mutating func step(_ output: Output, now: ContinuousClock.Instant = .now) {
         done += 1
-        guard shown else { return }
-        let now = ContinuousClock.now
-        if let lastDrawn, now - lastDrawn < .milliseconds(200) { return }
+        guard shown, now - lastDrawn >= .milliseconds(200) else { return }
         lastDrawn = now
         output.err("\r\u{1B}[K" + Self.text(done: done, total: total, elapsed: now - start))
         drew = true
