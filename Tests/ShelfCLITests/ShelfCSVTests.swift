@@ -61,5 +61,8 @@ import Testing
     @Test("a header that is not Shelf's is refused as a whole")
     func foreignHeader() {
         #expect(throws: ImportFailure.self) { try ShelfCSV.records(try CSVTable.records("name,price\nx,1\n")) }
+        #expect(throws: ImportFailure("line 1: this is a Goodreads export, not Shelf's CSV: use --format goodreads (or auto)")) {
+            try ShelfCSV.records(try CSVTable.records("Title,Author,Exclusive Shelf\nx,y,read\n"))
+        }
     }
 }

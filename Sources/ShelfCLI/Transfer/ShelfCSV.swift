@@ -56,8 +56,12 @@ enum ShelfCSV {
         guard let header = rows.first else { return [] }
         let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces) }
         guard isHeader(names) else {
+            if GoodreadsCSV.isHeader(names) {
+                throw ImportFailure("line \(header.line): this is a Goodreads export, not Shelf's CSV: use --format goodreads (or auto)")
+            }
+            let shown = names.joined(separator: ",")
             throw ImportFailure("line \(header.line): not Shelf's CSV header (a title column and only "
-                + "\(columns.joined(separator: ", ")), each once), but \"\(names.joined(separator: ","))\"")
+                + "\(columns.joined(separator: ", ")), each once), but \"\(shown.prefix(80))\(shown.count > 80 ? "…" : "")\"")
         }
         return rows.dropFirst().map { row in
             var cells: [String: String] = [:]
