@@ -5,8 +5,9 @@ import ShelfCore
 import ShelfJSON
 import ShelfWire
 
-/// `shelf import`: reads the whole file first (refusing it, before anything is sent, when it is unreadable, binary
-/// or not the format asked for), lists once, plans each row (`ImportPlan`), then sends the adds pipelined — up to
+/// `shelf import`: reads the whole file first (refusing it, before the list is read or any item sent, when it is
+/// unreadable, binary or not the format asked for), lists once, plans each row (`ImportPlan`), then sends the adds
+/// pipelined — up to
 /// `window` in flight on the one connection, in file order — and prints the summary.
 struct ImportRunner {
     let client: ShelfClient
