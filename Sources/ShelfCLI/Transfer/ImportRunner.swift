@@ -7,8 +7,7 @@ import ShelfWire
 
 /// `shelf import`: reads the whole file first (refusing it, before the list is read or any item sent, when it is
 /// unreadable, binary or not the format asked for), lists once, plans each row (`ImportPlan`), then sends the adds
-/// pipelined — up to
-/// `window` in flight on the one connection, in file order — and prints the summary.
+/// pipelined — up to `window` in flight on the one connection, in file order — and prints the summary.
 struct ImportRunner {
     let client: ShelfClient
     let source: String
