@@ -42,6 +42,7 @@ extension ReadingList {
             let id: UUID
             if let kept = origin.id {
                 if speculative.item(kept, accepted: accepted.items) != nil { throw .idTaken(kept) }
+                keptIDs = true
                 id = kept
             } else {
                 id = freshID()
@@ -93,11 +94,11 @@ extension ReadingList {
         }
     }
 
-    /// The next drawn id that no item has: an add may have kept an id of its own (`ItemDetails.Origin`), and a
-    /// generator in tests draws ids in sequence.
+    /// The next drawn id that no item has: once an add has kept an id of its own (`keptIDs`), a generator that
+    /// draws in sequence (tests) could draw it again. Random UUIDs never collide, so until then nothing is looked up.
     private func freshID() -> UUID {
         var id = nextID()
-        while speculative.item(id, accepted: accepted.items) != nil { id = nextID() }
+        while keptIDs, speculative.item(id, accepted: accepted.items) != nil { id = nextID() }
         return id
     }
 
