@@ -2,27 +2,22 @@ import ShelfCommandLine
 import ShelfCore
 
 extension ShelfCommand {
-    /// `export` and `import` with their options (`--format`, `--dry-run`, `--read`/`--unread` for export); `nil`
-    /// for any other command.
-    static func transferAction(
-        _ name: String, _ operands: [String], flags: [String], format: String?
-    ) throws(UsageError) -> Action? {
-        switch name {
-        case "export":
-            if !operands.isEmpty { throw UsageError("export takes no arguments (it writes to standard output)") }
-            if flags.contains("dry-run") { throw UsageError("--dry-run goes with the import command only") }
-            let filters = flags.filter { $0 == "read" || $0 == "unread" }
-            if filters.count > 1 { throw UsageError("use one of --read and --unread") }
-            let chosen = try choice(format, default: ExportFormat.jsonl, "export")
-            return .export(chosen, filters.first.flatMap(ListFilter.init(rawValue:)) ?? .all)
-        case "import":
-            if let flag = flags.first(where: { $0 != "dry-run" }) { throw UsageError("--\(flag) goes with the list and export commands only") }
+    /// `export` (list's filters: QUERY, `--tag`, `--read`/`--unread`, `--sort`; and `--format`) and `import`
+    /// (`--format`, `--dry-run`, one FILE or `-`). Which options each takes is checked before (`optionsTaken`).
+    static func transferAction(_ name: String, _ operands: [String], options: ItemOptions) throws(UsageError) -> Action {
+        let format = options.values["format"]
+        if name == "import" {
             guard operands.count == 1 else { throw UsageError("import needs exactly one FILE (or - for standard input)") }
-            let chosen = try choice(format, default: ImportFormat.auto, "import")
-            return .importFile(path: operands[0], format: chosen, dryRun: flags.contains("dry-run"))
-        default:
-            return nil
+            let chosen = try choice(format, default: ImportFormat.auto, name)
+            return .importFile(path: operands[0], format: chosen, dryRun: options.flags.contains("dry-run"))
         }
+        if operands.count > 1 { throw UsageError("export takes at most one QUERY (quote a query of several words)") }
+        let filters = options.flags.filter { $0 == "read" || $0 == "unread" }
+        if filters.count > 1 { throw UsageError("use one of --read and --unread") }
+        let query = ItemQuery(
+            filter: filters.first.flatMap(ListFilter.init(rawValue:)) ?? .all, text: operands.first, tags: options.tags,
+            sort: options.sort ?? .added)
+        return .export(try choice(format, default: ExportFormat.jsonl, name), query)
     }
 
     private static func choice<Format: RawRepresentable & CaseIterable>(

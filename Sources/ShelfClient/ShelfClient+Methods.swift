@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfJSON
 import ShelfWire
 
 extension ShelfClient {
@@ -39,5 +40,27 @@ extension ShelfClient {
         _ mutation: Mutation, expect: Revision? = nil, expectItem: Revision? = nil
     ) async throws(ClientError) -> (revision: Revision, item: Item?) {
         try ResultDecoding.mutation(try await call(.mutate(mutation, expect: expect, expectItem: expectItem)), of: mutation)
+    }
+
+    /// Sends every call of `calls` at once, in order, without waiting for a reply between them (the server answers
+    /// in request order, protocol/PROTOCOL.md §3), and waits for all the replies.
+    /// - Returns: each call's result or error, in the order of `calls`.
+    public func pipelined(_ calls: [MethodCall]) async -> [Result<JSONValue, ClientError>] {
+        var tickets: [Result<Ticket, ClientError>] = []
+        tickets.reserveCapacity(calls.count)
+        for call in calls {
+            do throws(ClientError) { tickets.append(.success(try enqueue(call))) } catch { tickets.append(.failure(error)) }
+        }
+        var results: [Result<JSONValue, ClientError>] = []
+        results.reserveCapacity(calls.count)
+        for ticket in tickets {
+            switch ticket {
+            case .success(let ticket):
+                do throws(ClientError) { results.append(.success(try await reply(to: ticket))) } catch { results.append(.failure(error)) }
+            case .failure(let error):
+                results.append(.failure(error))
+            }
+        }
+        return results
     }
 }
