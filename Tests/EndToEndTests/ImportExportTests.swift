@@ -32,6 +32,8 @@ import Testing
                 let csv = try await shelfd.shelf("export", "--format", "csv")
                 let markdown = try await shelfd.shelf("export", "--format", "markdown", "--read")
                 #expect(markdown.stdout == "- [x] The Glass Orchard (Orchard Cycle, #1) — Mara Quillfeather\n- [x] \"Quoted\" Title, With Comma — Lu Wen\n")
+                let found = try await shelfd.shelf("export", "--format", "markdown", "glass", "--tag", "favorites")
+                #expect(found.stdout == "- [x] The Glass Orchard (Orchard Cycle, #1) — Mara Quillfeather\n")
                 return (jsonl.stdout, csv.stdout)
             }
             // Kept dates (a book read before it was added, as Goodreads often has it) load again after a restart.
