@@ -97,7 +97,7 @@ import Testing
 
     @Test("an import killed half-way and run again leaves every row on the list exactly once")
     func interrupted() async throws {
-        let total = 20_000
+        let total = 40_000
         try await Sandbox.with { sandbox in
             let titles = (1...total).map { "Book \($0)" }
             let path = try write(titles.joined(separator: "\n") + "\n", "many.txt", in: sandbox)
@@ -108,10 +108,10 @@ import Testing
                 try watcher.sendLine(#"{"id":1,"method":"watch"}"#)
                 let importer = try ChildProcess.launch(
                     try Executables.url("shelf"), ["--server", shelfd.address, "import", path], environment: sandbox.environment)
-                // The kill comes once a tenth of the rows are in, as the watcher sees their changes.
+                // The kill comes once half the rows are in, as the watcher sees their changes.
                 let reached = await onOwnThread { () -> Bool in
                     while let line = try? watcher.readLine(timeout: .seconds(30)) {
-                        if let revision = Self.changedRevision(line), revision >= UInt64(total / 10) { return true }
+                        if let revision = Self.changedRevision(line), revision >= UInt64(total / 2) { return true }
                     }
                     return false
                 }

@@ -16,9 +16,15 @@ public enum ImportFormat: String, CaseIterable, Equatable, Sendable {
     /// The format of `text`: a Goodreads header, JSON lines, CSV with Shelf's header, else text; judged by the first
     /// line that is not blank.
     static func detect(_ text: String) -> ImportFormat {
-        guard let first = text.split(whereSeparator: \.isNewline).first(where: { !$0.allSatisfy(\.isWhitespace) }) else {
-            return .text
+        // Line by line from the start: a large file is not split whole to find its first line.
+        var rest = text[...]
+        var found: Substring?
+        while found == nil, !rest.isEmpty {
+            let end = rest.firstIndex(where: \.isNewline) ?? rest.endIndex
+            if !rest[..<end].allSatisfy(\.isWhitespace) { found = rest[..<end] }
+            rest = end == rest.endIndex ? "" : rest[rest.index(after: end)...]
         }
+        guard let first = found else { return .text }
         let line = first.trimmingCharacters(in: .whitespaces)
         if line.hasPrefix("{") { return .jsonl }
         guard let header = try? CSVTable.records(line).first?.fields else { return .text }
