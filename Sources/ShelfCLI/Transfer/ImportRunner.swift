@@ -54,7 +54,8 @@ struct ImportRunner {
                 try await send(plan, into: &summary)
             } catch {
                 // How far it got: what was confirmed is in; running the import again adds the rest.
-                output.error("shelf: import stopped: added \(summary.added) before the connection failed; run it again to add the rest")
+                output.error("shelf: import stopped: added \(summary.added) before the connection failed; run it again to "
+                    + "add the rest")
                 throw error
             }
             report(summary, dryRun: false)
@@ -75,7 +76,10 @@ struct ImportRunner {
         var head = 0
         for case .add(let line, var candidate) in plan.steps {
             if !keepsOrigin, !candidate.details.origin.isEmpty {
-                if !warned { output.error("shelf: warning: this server keeps no ids, dates or read states given to add (it lacks add-origin); items are added unread, dated now") }
+                if !warned {
+                    output.error("shelf: warning: this server keeps no ids, dates or read states given to add (it lacks "
+                        + "add-origin); items are added unread, dated now")
+                }
                 warned = true
                 candidate.details.origin = ItemDetails.Origin()
             }
