@@ -63,6 +63,15 @@ struct CommandRunner {
             let result = try await client.call(.ping)
             if printJSON(result) { return .success }
             output.line("pong")
+        case .export(let format, let query):
+            try await ExportRunner(client: client, query: query, format: format, output: output).run()
+        case .importFile(let path, let format, let dryRun):
+            let summary = try await ImportRunner(
+                client: client, source: path, format: format, dryRun: dryRun, json: command.json, output: output,
+                showsProgress: isatty(STDERR_FILENO) == 1
+            ).run()
+            // Each refused row was reported with its line.
+            if summary.refused > 0 { return .failure }
         case .help, .version, .watch:
             break
         }

@@ -8,7 +8,7 @@ extension ShelfCommand {
     struct ItemOptions {
         /// Every such option given, in order, by name (`tag` once per `--tag`).
         var given: [String] = []
-        /// The flags among them: `read`, `unread`, `no-author`, `no-url`, `no-note`.
+        /// The flags among them: `read`, `unread`, `no-author`, `no-url`, `no-note`, `dry-run`.
         var flags: [String] = []
         var values: [String: String] = [:]
         var tags: [String] = []
@@ -52,6 +52,8 @@ extension ShelfCommand {
         "add": ["author", "url", "tag", "note"],
         "edit": ["title", "author", "no-author", "url", "no-url", "note", "no-note", "tag", "untag"],
         "list": ["read", "unread", "tag", "sort", "limit"],
+        "export": ["read", "unread", "tag", "sort", "format"],
+        "import": ["format", "dry-run"],
     ]
 
     /// A revision given to `option`: digits only, as `shelf info` prints it.
@@ -67,7 +69,7 @@ extension ShelfCommand {
         let canonical = ["ls": "list"][name] ?? name
         let taken = optionsTaken[canonical] ?? []
         if let option = options.given.first(where: { !taken.contains($0) }) {
-            if option == "read" || option == "unread" { throw UsageError("--\(option) goes with the list command only") }
+            if option == "read" || option == "unread" { throw UsageError("--\(option) goes with the list and export commands only") }
             let takers = optionsTaken.keys.sorted().filter { optionsTaken[$0]?.contains(option) == true }
             throw UsageError("--\(option) goes with \(takers.joined(separator: " and ")) only")
         }
@@ -82,6 +84,8 @@ extension ShelfCommand {
             if options.flags.filter({ $0 == "read" || $0 == "unread" }).count > 1 { throw UsageError("use one of --read and --unread") }
             let filter = options.flags.lazy.compactMap(ListFilter.init(rawValue:)).first ?? .all
             return .list(ItemQuery(filter: filter, text: operands.first, tags: options.tags, sort: options.sort ?? .added, limit: options.limit))
+        case "export", "import":
+            return try transferAction(name, operands, options: options)
         case "read", "unread":
             return .setRead(ids: try ids(operands, name), isRead: name == "read")
         case "toggle":

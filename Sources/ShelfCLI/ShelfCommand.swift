@@ -35,6 +35,10 @@ public struct ShelfCommand: Equatable, Sendable {
         case help(topic: String?)
         /// `version`, `--version`.
         case version
+        /// `export [QUERY] [--tag T]… [--read|--unread] [--sort KEY] [--format F]`: the list to standard output.
+        case export(ExportFormat, ItemQuery)
+        /// `import [--format F] [--dry-run] FILE|-`.
+        case importFile(path: String, format: ImportFormat, dryRun: Bool)
     }
 
     /// The server to talk to: `--server`, else `$SHELF_SERVER`, else the config file's `server`, else
@@ -148,11 +152,11 @@ public struct ShelfCommand: Equatable, Sendable {
                         }
                     case "expect-item":
                         expectItem = try Self.revision(try scanner.value(of: name, inline: inline), option: name)
-                    case "read", "unread", "no-author", "no-url", "no-note":
+                    case "read", "unread", "no-author", "no-url", "no-note", "dry-run":
                         try ArgumentScanner.noValue(name, inline)
                         options.flags.append(name)
                         options.given.append(name)
-                    case "title", "author", "url", "note", "tag", "untag", "sort", "limit":
+                    case "title", "author", "url", "note", "tag", "untag", "sort", "limit", "format":
                         try options.take(name, try scanner.value(of: name, inline: inline))
                     default:
                         if problem == nil { unknownOption = ArgumentScanner.spelled(name) }

@@ -46,23 +46,21 @@ extension ShelfClient {
     /// in request order, protocol/PROTOCOL.md §3), and waits for all the replies.
     /// - Returns: each call's result or error, in the order of `calls`.
     public func pipelined(_ calls: [MethodCall]) async -> [Result<JSONValue, ClientError>] {
-        await withTaskGroup(of: (Int, Result<JSONValue, ClientError>).self) { group in
-            for (index, call) in calls.enumerated() {
-                let (method, params) = call.request
-                // The next request is queued only once this one is, so they leave in the order given.
-                await withCheckedContinuation { (queued: CheckedContinuation<Void, Never>) in
-                    group.addTask {
-                        do throws(ClientError) {
-                            return (index, .success(try await self.send(method: method, params: params, whenSent: { queued.resume() })))
-                        } catch {
-                            return (index, .failure(error))
-                        }
-                    }
-                }
-            }
-            var results = [Result<JSONValue, ClientError>?](repeating: nil, count: calls.count)
-            for await (index, result) in group { results[index] = result }
-            return results.map { $0 ?? .failure(.connectionLost("no reply")) }
+        var tickets: [Result<Ticket, ClientError>] = []
+        tickets.reserveCapacity(calls.count)
+        for call in calls {
+            do throws(ClientError) { tickets.append(.success(try enqueue(call))) } catch { tickets.append(.failure(error)) }
         }
+        var results: [Result<JSONValue, ClientError>] = []
+        results.reserveCapacity(calls.count)
+        for ticket in tickets {
+            switch ticket {
+            case .success(let ticket):
+                do throws(ClientError) { results.append(.success(try await reply(to: ticket))) } catch { results.append(.failure(error)) }
+            case .failure(let error):
+                results.append(.failure(error))
+            }
+        }
+        return results
     }
 }

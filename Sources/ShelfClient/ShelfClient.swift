@@ -22,7 +22,10 @@ public actor ShelfClient {
     /// How long a call waits for its reply (`connect(to:token:timeout:)`); `nil`: for ever.
     private let replyTimeout: Duration?
     private let outbox: AsyncStream<[UInt8]>.Continuation
-    private var waiters: [Int64: CheckedContinuation<RPCResponse, any Error>] = [:]
+    /// Calls waiting for their reply, by JSON-RPC id.
+    private var waiters: [Int64: Waiter] = [:]
+    /// Replies to `enqueue`d calls that came before `reply(to:)` asked for them.
+    private var arrived: [Int64: Result<RPCResponse, ClientError>] = [:]
     /// One per call waiting under `replyTimeout`, cancelled when its reply comes.
     private var timers: [Int64: Task<Void, Never>] = [:]
     /// When bytes last came from the server: a call fails only after `replyTimeout` with nothing heard, so a large
@@ -182,37 +185,88 @@ public actor ShelfClient {
 
     /// Sends any method with `params` (for tools and tests that speak raw JSON-RPC).
     public func send(method: String, params: JSONObject = JSONObject()) async throws(ClientError) -> JSONValue {
-        try await send(method: method, params: params, whenSent: {})
-    }
-
-    /// `send(method:params:)`, calling `whenSent` once the request is queued to be written (or has failed before
-    /// that), so that a caller can queue the next one behind it: requests leave in the order queued.
-    func send(
-        method: String, params: JSONObject, whenSent: @Sendable () -> Void
-    ) async throws(ClientError) -> JSONValue {
-        if let failure {
-            whenSent()
-            throw failure
-        }
-        let id = nextID
-        nextID += 1
-        var line = JSONWriter.encode(RPCRequest(id: .number(JSONNumber(Int(id))), method: method, params: params).json)
-        line.append(0x0A)
+        if let failure { throw failure }
+        let (id, line) = requestLine(method: method, params: params)
         let response: RPCResponse
         do {
             response = try await withCheckedThrowingContinuation { continuation in
-                waiters[id] = continuation
+                waiters[id] = .caller(continuation)
                 // Its reply may be behind the notifications the reader stopped for: read on until it comes.
                 releaseReader()
                 if let replyTimeout { armTimer(for: id, method: method, after: replyTimeout, limit: replyTimeout) }
                 outbox.yield(line)
-                whenSent()
             }
         } catch let error as ClientError {
             throw error
         } catch {
             throw .connectionLost("\(error)")
         }
+        return try Self.result(of: response)
+    }
+
+    /// A call sent by `enqueue(_:)` whose reply is taken later with `reply(to:)`.
+    public struct Ticket: Sendable, Hashable {
+        fileprivate let id: Int64
+    }
+
+    /// Sends `call` now and returns at once, without waiting for its reply: calls enqueued one after another from
+    /// one task go out, and are carried out by the server, in that order (protocol/PROTOCOL.md §3), so a caller can
+    /// keep a window of requests in flight and still know their order. Each ticket's reply must be taken with
+    /// `reply(to:)`, once; until then it is held here.
+    /// - Throws: the connection's failure, when it has already failed.
+    public func enqueue(_ call: MethodCall) throws(ClientError) -> Ticket {
+        if let failure { throw failure }
+        let (method, params) = call.request
+        let (id, line) = requestLine(method: method, params: params)
+        waiters[id] = .ticket
+        if let replyTimeout { armTimer(for: id, method: method, after: replyTimeout, limit: replyTimeout) }
+        outbox.yield(line)
+        return Ticket(id: id)
+    }
+
+    /// The result of an `enqueue`d call, waiting for it if it has not come yet.
+    /// - Throws: as `call(_:)` does.
+    public func reply(to ticket: Ticket) async throws(ClientError) -> JSONValue {
+        if let early = arrived.removeValue(forKey: ticket.id) { return try Self.result(of: try early.get()) }
+        guard case .ticket? = waiters[ticket.id] else {
+            throw failure ?? .protocolViolation("no call is waiting for ticket \(ticket.id)")
+        }
+        let response: RPCResponse
+        do {
+            response = try await withCheckedThrowingContinuation { waiters[ticket.id] = .caller($0) }
+        } catch let error as ClientError {
+            throw error
+        } catch {
+            throw .connectionLost("\(error)")
+        }
+        return try Self.result(of: response)
+    }
+
+    /// Who waits for a reply: a suspended caller, or a ticket whose reply is kept in `arrived` until asked for.
+    private enum Waiter {
+        case caller(CheckedContinuation<RPCResponse, any Error>)
+        case ticket
+    }
+
+    /// Hands `outcome` to whoever waits for call `id`.
+    private func resolve(_ waiter: Waiter, id: Int64, with outcome: Result<RPCResponse, ClientError>) {
+        timers.removeValue(forKey: id)?.cancel()
+        switch waiter {
+        case .caller(let continuation): continuation.resume(with: outcome.mapError { $0 as any Error })
+        case .ticket: arrived[id] = outcome
+        }
+    }
+
+    /// A new request id and the request's line, LF included.
+    private func requestLine(method: String, params: JSONObject) -> (Int64, [UInt8]) {
+        let id = nextID
+        nextID += 1
+        var line = JSONWriter.encode(RPCRequest(id: .number(JSONNumber(Int(id))), method: method, params: params).json)
+        line.append(0x0A)
+        return (id, line)
+    }
+
+    private static func result(of response: RPCResponse) throws(ClientError) -> JSONValue {
         switch response.outcome {
         case .success(let result): return result
         case .failure(let error): throw .server(error)
@@ -358,8 +412,7 @@ public actor ShelfClient {
         if response.id == .null, let oldest = waiters.keys.min(), let waiter = waiters.removeValue(forKey: oldest) {
             // An error the server could not tie to an id (a line it could not read) answers the oldest call:
             // replies come in request order.
-            timers.removeValue(forKey: oldest)?.cancel()
-            waiter.resume(returning: response)
+            resolve(waiter, id: oldest, with: .success(response))
             return
         }
         guard case .number(let number) = response.id, let id = number.int64, let waiter = waiters.removeValue(forKey: id)
@@ -372,8 +425,7 @@ public actor ShelfClient {
             }
             return
         }
-        timers.removeValue(forKey: id)?.cancel()
-        waiter.resume(returning: response)
+        resolve(waiter, id: id, with: .success(response))
     }
 
     /// The start of `line`, printable, for an error message.
@@ -389,7 +441,7 @@ public actor ShelfClient {
         waiters.removeAll()
         for timer in timers.values { timer.cancel() }
         timers.removeAll()
-        for waiter in waiting.values { waiter.resume(throwing: error) }
+        for (id, waiter) in waiting { resolve(waiter, id: id, with: .failure(error)) }
         notificationsEnded = true
         if let consumer {
             self.consumer = nil

@@ -205,9 +205,9 @@ import Testing
             (["--verbose", "list"], "unknown option --verbose", "list"),
             (["list", "-v"], "unknown option -v", "list"),
             (["list", "--server"], "--server needs a value", "list"),
-            (["add", "Dune", "--read"], "--read goes with the list command only", "add"),
-            (["rm", "3fa2", "--unread"], "--unread goes with the list command only", "rm"),
-            (["read", "--read", "3fa2"], "--read goes with the list command only", "read"),
+            (["add", "Dune", "--read"], "--read goes with the list and export commands only", "add"),
+            (["rm", "3fa2", "--unread"], "--unread goes with the list and export commands only", "rm"),
+            (["read", "--read", "3fa2"], "--read goes with the list and export commands only", "read"),
             (["list", "--read", "--unread"], "use one of --read and --unread", "list"),
             (["add"], "add needs a TITLE", "add"),
             (["add", "--"], "add needs a TITLE", "add"),
@@ -222,11 +222,11 @@ import Testing
             (["info", "now"], "info takes no arguments", "info"),
             (["ping", "twice"], "ping takes no arguments", "ping"),
             (["watch", "3fa2"], "watch takes no arguments", "watch"),
-            (["watch", "--read"], "--read goes with the list command only", "watch"),
+            (["watch", "--read"], "--read goes with the list and export commands only", "watch"),
             (["help", "add", "list"], "help takes at most one COMMAND", "help"),
             (["add", "Dune", "--title", "X"], "--title goes with edit only", "add"),
-            (["read", "3fa2", "--tag", "x"], "--tag goes with add and edit and list only", "read"),
-            (["edit", "3fa2", "--sort", "title"], "--sort goes with list only", "edit"),
+            (["read", "3fa2", "--tag", "x"], "--tag goes with add and edit and export and list only", "read"),
+            (["edit", "3fa2", "--sort", "title"], "--sort goes with export and list only", "edit"),
             (["list", "--author", "Lem"], "--author goes with add and edit only", "list"),
             (["edit", "3fa2"], "edit needs something to change: --title, --author, --url, --note (or --no-author, --no-url, --no-note), --tag, --untag", "edit"),
             (["edit", "3fa2", "--author", "A", "--no-author"], "use one of --author and --no-author", "edit"),
@@ -313,5 +313,40 @@ import Testing
         #expect(text.hasPrefix("usage: shelf \(canonical)"))
         #expect(ShelfHelp.usage.contains("\n  \(canonical) ") || ShelfHelp.usage.contains("alias: \(name))"))
         #expect(ShelfHelp.pointer(for: name) == text.split(separator: "\n")[0] + "\nrun 'shelf help \(name)' for more")
+    }
+}
+
+/// `export` and `import` on the command line (`ShelfCommand+Transfer`).
+@Suite struct TransferCommandTests {
+    private func parse(_ words: String...) throws -> ShelfCommand.Action {
+        try ShelfCommand.parse(words, environment: [:]).action
+    }
+
+    @Test("export takes --format and --read/--unread; import takes --format, --dry-run and one FILE or -")
+    func accepted() throws {
+        #expect(try parse("export") == .export(.jsonl, .all))
+        #expect(try parse("export", "--format", "csv", "--unread") == .export(.csv, .unread))
+        #expect(try parse("export", "--format=markdown") == .export(.markdown, .all))
+        #expect(try parse("export", "dune", "--tag", "scifi", "--sort", "-title")
+            == .export(.jsonl, ItemQuery(text: "dune", tags: ["scifi"], sort: .init(.title, descending: true))))
+        #expect(try parse("import", "list.txt") == .importFile(path: "list.txt", format: .auto, dryRun: false))
+        #expect(try parse("import", "--dry-run", "--format", "goodreads", "-") == .importFile(path: "-", format: .goodreads, dryRun: true))
+    }
+
+    @Test("an unknown format, a missing FILE, --dry-run on export and --format or --read elsewhere are usage errors", arguments: [
+        ["export", "--format", "xml"], ["import"], ["import", "a", "b"], ["export", "--dry-run"], ["import", "--read", "f"],
+        ["list", "--format", "csv"], ["export", "--read", "--unread"], ["add", "--dry-run", "x"], ["export", "a", "b"],
+        ["export", "--limit", "3"], ["import", "--tag", "x", "f"],
+    ])
+    func refused(words: [String]) {
+        #expect(throws: UsageError.self) { try ShelfCommand.parse(words, environment: [:]) }
+    }
+
+    @Test("the help lists both commands and each has its own page")
+    func help() {
+        #expect(ShelfHelp.usage.contains("export [QUERY] [--format F] [list's filters]"))
+        #expect(ShelfHelp.usage.contains("import [--dry-run] FILE"))
+        #expect(ShelfHelp.text(for: "export")?.hasPrefix("usage: shelf export [--format jsonl|csv|markdown] [QUERY] [--tag T]... [--read|--unread] [--sort KEY]") == true)
+        #expect(ShelfHelp.text(for: "import")?.hasPrefix("usage: shelf import [--format auto|jsonl|csv|goodreads|text] [--dry-run] FILE|-") == true)
     }
 }

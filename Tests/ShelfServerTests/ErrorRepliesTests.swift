@@ -23,7 +23,7 @@ import Testing
         Case(request: #"{"id":7,"method":"add"}"#,
              reply: invalidParams(#"missing param \"title\" (a string)"#)),
         Case(request: #"{"id":7,"method":"add","params":{"titel":"Dune"}}"#,
-             reply: invalidParams(#"unknown param \"titel\" for add (takes: author, expect, note, tags, title, url)"#)),
+             reply: invalidParams(#"unknown param \"titel\" for add (takes: addedAt, author, expect, id, isRead, note, readAt, tags, title, url)"#)),
         Case(request: #"{"id":7,"method":"ping","params":{"x":1}}"#,
              reply: invalidParams(#"unknown param \"x\" for ping (takes: none)"#)),
         Case(request: #"{"id":7,"method":"get","params":{"id":"not-a-uuid"}}"#,

@@ -88,12 +88,13 @@ struct ReactorTimerTests {
         sleeper.cancel()
         #expect(try await withDeadline { await sleeper.value })
         let ran = Atomic(false)
-        let timer = reactor.executor.schedule(after: .milliseconds(1)) { ran.store(true, ordering: .relaxed) }
+        // 300 ms: cancelled long before it is due even on a loaded machine (at 1 ms it fired first, once).
+        let timer = reactor.executor.schedule(after: .milliseconds(300)) { ran.store(true, ordering: .relaxed) }
         timer.cancel()
         // A later timer that fires shows the loop went past the cancelled one's deadline.
         try await withDeadline {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                _ = reactor.executor.schedule(after: .milliseconds(20)) { continuation.resume() }
+                _ = reactor.executor.schedule(after: .milliseconds(350)) { continuation.resume() }
             }
         }
         let didRun = ran.load(ordering: .relaxed)

@@ -92,7 +92,7 @@ import Testing
         let plain = try #require(line.withUnsafeBufferPointer { PlainRequestLine.decode($0) })
         #expect(plain.params.count == 90_000)
         #expect(IncomingMessage.single(.request(plain)) == IncomingMessage.decodeTree(line: line))
-        let detail = #"unknown param "k0" for add (takes: author, expect, note, tags, title, url)"#
+        let detail = #"unknown param "k0" for add (takes: addedAt, author, expect, id, isRead, note, readAt, tags, title, url)"#
         #expect(MethodCall.decode(plain) == .failure(RPCError(.invalidParams, "Invalid params: \(detail)")))
     }
 

@@ -9,6 +9,8 @@ public enum ReadingListError: Error, Sendable, Equatable, CustomStringConvertibl
     case invalidField(ItemField.Problem)
     /// No item has this id; nothing was written.
     case notFound(UUID)
+    /// An `add` asked to keep an id that an item on the list has; nothing was written.
+    case idTaken(UUID)
     /// The request carried `expect` but the list is at `current`, or `expectItem` but the item is at
     /// `itemRevision`; nothing was written.
     case conflict(current: Revision, itemRevision: Revision? = nil)
@@ -23,6 +25,7 @@ public enum ReadingListError: Error, Sendable, Equatable, CustomStringConvertibl
         case .invalidTitle(let problem): problem.description
         case .invalidField(let problem): problem.description
         case .notFound: "This item is no longer available"
+        case .idTaken(let id): "An item with id \(id.wireString) is already on the list"
         case .conflict(let current, let itemRevision?):
             "The item changed (now at revision \(itemRevision); the list is at \(current)); reload it and try again"
         case .conflict(let current, nil): "The list changed (now at revision \(current)); reload and try again"

@@ -39,9 +39,20 @@ extension ReadingList {
                 tags = try field(ItemField.validateTags(details.tags))
             }
             try checkExpect(expect)
+            let origin = details.origin
+            let id: UUID
+            if let kept = origin.id {
+                if speculative.item(kept, accepted: accepted.items) != nil { throw .idTaken(kept) }
+                keptIDs = true
+                id = kept
+            } else {
+                id = freshID()
+            }
+            let isRead = origin.isRead ?? (origin.readAt != nil)
             let item = Item(
-                id: nextID(), title: title, isRead: false, addedAt: Timestamp.truncated(now()), revision: next,
-                author: author, url: url, tags: tags, note: note)
+                id: id, title: title, isRead: isRead, addedAt: origin.addedAt ?? Timestamp.truncated(now()), revision: next,
+                author: author, url: url, tags: tags, note: note,
+                readAt: isRead ? origin.readAt ?? Timestamp.truncated(now()) : nil)
             return changed(.added(item), item: item, at: next)
         case .setRead(let id, let isRead):
             var item = try existing(id, expect: expect, expectItem: expectItem)
@@ -85,6 +96,14 @@ extension ReadingList {
             _ = try existing(id, expect: expect, expectItem: expectItem)
             return MutationResult(revision: next, item: nil, id: id, change: RevisionedChange(revision: next, change: .removed(id)))
         }
+    }
+
+    /// The next drawn id that no item has: once an add has kept an id of its own (`keptIDs`), a generator that
+    /// draws in sequence (tests) could draw it again. Random UUIDs never collide, so until then nothing is looked up.
+    private func freshID() -> UUID {
+        var id = nextID()
+        while keptIDs, speculative.item(id, accepted: accepted.items) != nil { id = nextID() }
+        return id
     }
 
     /// Sets the read state and `readAt`: the clock's time when it becomes read, none when it becomes unread.

@@ -65,6 +65,9 @@ public actor ReadingList {
     /// (`ReadingList+UpcomingIDs.swift`).
     var upcomingIDs: [UUID] = []
     var upcomingHead = 0
+    /// Whether an add has kept an id of its own since start (`ItemDetails.Origin`): only then may a drawn id be one
+    /// an item has (with a generator that draws in sequence, as in tests), and only then is each drawn id looked up.
+    var keptIDs = false
     /// Where the index reads made ahead of a run of adds are kept, so they are not optimised away.
     var touchedBuckets: UInt64 = 0
     /// Answers resolved before their session asked for them.

@@ -43,7 +43,7 @@ public enum MethodCall: Sendable, Equatable {
         case "auth": allowed = ["token"]
         case "list": allowed = ["filter", "query", "tag", "sort", "limit", "cursor"]
         case "get": allowed = ["id"]
-        case "add": allowed = ["title", "expect", "author", "url", "tags", "note"]
+        case "add": allowed = ["title", "expect", "author", "url", "tags", "note", "id", "addedAt", "isRead", "readAt"]
         case "mark": allowed = ["id", "read", "expect", "expectItem"]
         case "toggle", "remove": allowed = ["id", "expect", "expectItem"]
         case "rename": allowed = ["id", "title", "expect", "expectItem"]
@@ -107,10 +107,45 @@ public enum MethodCall: Sendable, Equatable {
         reader.optionalString("author").flatMap { author in
             reader.optionalString("url").flatMap { url in
                 reader.optionalString("note").flatMap { note in
-                    reader.strings("tags").map { ItemDetails(author: author, url: url, tags: $0 ?? [], note: note) }
+                    reader.strings("tags").flatMap { tags in
+                        origin(reader).map { ItemDetails(author: author, url: url, tags: tags ?? [], note: note, origin: $0) }
+                    }
                 }
             }
         }
+    }
+
+    /// `add`'s members kept from another list (protocol/PROTOCOL.md §5, "Adding an item as it was"): `id` (a
+    /// UUID), `addedAt` and `readAt` (RFC 3339), `isRead` (a boolean); each may be absent or `null`. `readAt` with
+    /// `"isRead":false` is refused.
+    private static func origin(_ reader: ParamsReader) -> Result<ItemDetails.Origin, RPCError> {
+        var origin = ItemDetails.Origin()
+        if reader.params["id"] != nil, reader.params["id"] != .null {
+            switch reader.id() {
+            case .success(let id): origin.id = id
+            case .failure(let error): return .failure(error)
+            }
+        }
+        for (name, path) in [("addedAt", \ItemDetails.Origin.addedAt), ("readAt", \ItemDetails.Origin.readAt)] {
+            switch reader.optionalString(name) {
+            case .success(nil): break
+            case .success(let text?):
+                guard let date = Timestamp.parse(text) else {
+                    return .failure(reader.invalid("param \"\(name)\" must be an RFC 3339 time like 2026-01-02T03:04:05.000Z"))
+                }
+                origin[keyPath: path] = date
+            case .failure(let error): return .failure(error)
+            }
+        }
+        switch reader.params["isRead"] {
+        case nil, .null?: break
+        case .bool(let isRead)?: origin.isRead = isRead
+        case .some: return .failure(reader.invalid("param \"isRead\" must be true or false, or null"))
+        }
+        if origin.isRead == false, origin.readAt != nil {
+            return .failure(reader.invalid("param \"readAt\" goes with an item that is read, not with \"isRead\":false"))
+        }
+        return .success(origin)
     }
 
     /// `update`'s changes: each text member absent (kept), `null` (cleared) or a string; `tags` (a whole set, `null`
@@ -290,6 +325,11 @@ public enum MethodCall: Sendable, Equatable {
             if let url = details.url { params.append("url", .string(url)) }
             if !details.tags.isEmpty { params.append("tags", .array(details.tags.map { .string($0) })) }
             if let note = details.note { params.append("note", .string(note)) }
+            let origin = details.origin
+            if let id = origin.id { params.append("id", .string(id.wireString)) }
+            if let addedAt = origin.addedAt { params.append("addedAt", .string(Timestamp.format(addedAt))) }
+            if let isRead = origin.isRead { params.append("isRead", .bool(isRead)) }
+            if let readAt = origin.readAt { params.append("readAt", .string(Timestamp.format(readAt))) }
             result = ("add", params)
         case .setRead(let id, let isRead): result = ("mark", JSONObject([("id", .string(id.wireString)), ("read", .bool(isRead))]))
         case .toggle(let id): result = ("toggle", JSONObject([("id", .string(id.wireString))]))

@@ -45,14 +45,16 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension RPCError {
-    /// The wire form of a model error: codes 1–4, 6 and 8–11 with the model's message and context in `data`
-    /// (protocol/PROTOCOL.md §8): `id` for not_found, `revision` (and `itemRevision` for `expectItem`) for conflict.
+    /// The wire form of a model error: codes 1–4, 6 and 8–12 with the model's message and context in `data`
+    /// (protocol/PROTOCOL.md §8): `id` for not_found and id_taken, `revision` (and `itemRevision` for `expectItem`) for conflict.
     public init(_ error: ReadingListError) {
         switch error {
         case .invalidTitle:
             self.init(.invalidTitle, error.description)
         case .notFound(let id):
             self.init(.notFound, error.description, extra: [("id", .string(id.wireString))])
+        case .idTaken(let id):
+            self.init(.idTaken, error.description, extra: [("id", .string(id.wireString))])
         case .invalidField(let problem):
             let code: RPCErrorCode = switch problem.field {
             case "author": .invalidAuthor

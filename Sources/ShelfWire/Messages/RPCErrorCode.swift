@@ -17,6 +17,7 @@ public enum RPCErrorCode: Int, Sendable, CaseIterable {
     case invalidURL = 9
     case invalidTags = 10
     case invalidNote = 11
+    case idTaken = 12
 
     /// The machine-readable name sent as `data.reason`, e.g. `invalid_title`.
     public var reason: String {
@@ -37,6 +38,7 @@ public enum RPCErrorCode: Int, Sendable, CaseIterable {
         case .invalidURL: "invalid_url"
         case .invalidTags: "invalid_tags"
         case .invalidNote: "invalid_note"
+        case .idTaken: "id_taken"
         }
     }
 }

@@ -43,7 +43,7 @@ enum ExpectedLine {
 
     /// The `hello` reply of a server without a token.
     static func hello(_ id: String, revision: Int, list: UUID = TestServer.listID) -> String {
-        result(id, #"{"server":"shelfd","version":"0.1.0","protocol":1,"revision":\#(revision),"auth":"none","run":"\#(TestServer.run.wireString)","list":"\#(list.wireString)","features":["item-details","update","expect-item","list-query"]}"#)
+        result(id, #"{"server":"shelfd","version":"0.1.0","protocol":1,"revision":\#(revision),"auth":"none","run":"\#(TestServer.run.wireString)","list":"\#(list.wireString)","features":["item-details","update","expect-item","list-query","add-origin"]}"#)
     }
 
     /// An item as JSON. `n` picks the id (`TestServer.id(n)`); `tick` is the clock reading it was added at, which
