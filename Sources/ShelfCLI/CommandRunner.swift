@@ -51,7 +51,7 @@ struct CommandRunner {
             let result = try await client.call(.ping)
             if printJSON(result) { return }
             output.line("pong")
-        case .help, .version, .watch:
+        case .help, .version, .watch, .ui:
             break
         }
     }

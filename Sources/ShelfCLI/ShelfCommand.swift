@@ -17,6 +17,8 @@ public struct ShelfCommand: Equatable, Sendable {
         case info
         case ping
         case watch
+        /// The full-screen live view (`shelf ui`; `shelf` alone on a terminal).
+        case ui
         case help(topic: String?)
         case version
     }
@@ -54,9 +56,11 @@ public struct ShelfCommand: Equatable, Sendable {
 
     /// Parses `arguments` (without the program name). Options may come before or after the command; `--` ends them.
     /// Each setting comes from the first of: the option, the environment, `config`, the default (README, "shelf").
+    /// - Parameter defaultCommand: the command when none is given (`ui` on a terminal); `nil`: a usage error.
     /// - Throws: `UsageError` for an unknown command or option, a missing or extra operand, a bad address.
     public static func parse(
-        _ arguments: [String], environment: [String: String], config: ShelfConfig = ShelfConfig()
+        _ arguments: [String], environment: [String: String], config: ShelfConfig = ShelfConfig(),
+        defaultCommand: String? = nil
     ) throws(UsageError) -> ShelfCommand {
         var scanner = ArgumentScanner(arguments)
         let serverFromEnvironment = environment["SHELF_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
@@ -141,7 +145,7 @@ public struct ShelfCommand: Equatable, Sendable {
                 throw UsageError("the server address (\(source)) must be HOST:PORT (e.g. 127.0.0.1:7453), not \"\(serverText)\"")
             }
         }
-        guard let name = operands.first else { throw UsageError("no command given") }
+        guard let name = operands.first ?? defaultCommand else { throw UsageError("no command given") }
         do throws(UsageError) {
             let action = try Self.action(name, Array(operands.dropFirst()), flags: flags)
             let parsed = ShelfCommand(server: server, json: json, token: tokenSource, action: action, timeout: timeout, expect: expect)
@@ -202,6 +206,9 @@ public struct ShelfCommand: Equatable, Sendable {
         case "watch":
             try expect(operands, count: 0, name)
             return .watch
+        case "ui":
+            try expect(operands, count: 0, name)
+            return .ui
         case "help":
             if operands.count > 1 { throw UsageError("help takes at most one COMMAND") }
             return .help(topic: operands.first)

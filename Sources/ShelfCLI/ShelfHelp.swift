@@ -18,6 +18,7 @@ enum ShelfHelp {
           rm ID                   remove an item (alias: remove)
           show ID                 show one item: full id, title, read state, when added (alias: get)
           watch                   show the list, then every change as it happens (Ctrl-C stops)
+          ui                      the full-screen live view (also shelf alone, on a terminal)
           info                    show the server's version and the list revision
           ping                    check that the server answers
           help [COMMAND]          show help
@@ -65,6 +66,7 @@ enum ShelfHelp {
         "rm": "usage: shelf rm [--expect REVISION] ID\n\nRemoves the item.\nWith --expect REVISION, it does so only if the list is still at that revision (see shelf help).",
         "watch": "usage: shelf watch\n\nShows the list, then one line per change as it happens:\n  + 3fa2b1c4 Dune          added\n  ~ 3fa2b1c4 [x] Dune      read state or title changed\n  - 3fa2b1c4 Dune          removed\nIf the server goes away, is full, or does not answer within --timeout (it pings the server\nthat often while watching; --timeout 0 turns that off), it retries, waiting up to 5 s\nbetween tries, and resumes where it left off, or lists again if the server restarted\nmeanwhile. A server that is shutting down says so, and it waits for it to come back.\nWhile its output is not read it stops reading the server, which cuts it off once\n--max-outbound-bytes are queued; if more than the server's --history changes came\nmeanwhile (or while it printed the list), it says it fell behind and lists again.\nWith --json it prints the list result and then each raw notification.\nCtrl-C stops it.",
         "show": "usage: shelf show ID\n\nShows one item: its full id, title, read state, when it was added, and the revision that\nlast changed it, and the list's revision (the one --expect takes).\nWith --json it prints the raw get result.",
+        "ui": "usage: shelf ui\n\nOpens the full-screen live view of the list (shelf with no command does too, on a\nterminal): everyone's changes appear as they happen; the status line shows the revision and\nthe connection. Keys: arrows or j/k move, PgUp/PgDn/Home/End, space or x marks read/unread,\na adds, e edits (title, author, tags, note; Tab moves between them), d removes (y confirms),\n/ searches as you type, t filters by a tag, r cycles all/unread/read, Esc clears the filters,\n? shows the keys, q or Ctrl-C quits. Enter saves, Esc cancels; a refused save keeps your text.\nWhen the server goes away the view stays, read-only, and reconnects. TERM=dumb is refused;\nNO_COLOR turns colours off.",
         "info": "usage: shelf info\n\nShows the server's name, version, protocol and the current list revision.",
         "ping": "usage: shelf ping\n\nPrints pong when the server answers.",
         "help": "usage: shelf help [COMMAND]\n\nShows help for shelf or for one command.",
