@@ -32,9 +32,7 @@ let package = Package(
         // The client's command line does not link the server, nor the server's the client.
         .target(
             name: "ShelfCLI",
-            dependencies: [
-                "ShelfLiveView", "ShelfCommandLine", "ShelfClient", "ShelfWire", "ShelfCore", "ShelfJSON", "ShelfSockets",
-            ]),
+            dependencies: ["ShelfLiveView", "ShelfCommandLine", "ShelfClient", "ShelfWire", "ShelfCore", "ShelfJSON", "ShelfSockets"]),
         .target(
             name: "ShelfdCLI",
             dependencies: ["ShelfCommandLine", "ShelfServer", "ShelfWire", "ShelfCore", "ShelfJSON", "ShelfSockets"]),
