@@ -57,6 +57,41 @@ import Testing
         #expect(model.selection == CountingIDs.id(3))
     }
 
+    @Test("under a filter, a change moves only its own row: out when it stops matching, in at its place in the list's order")
+    func changesUnderAFilter() {
+        var (model, session) = Self.showing(
+            [item(1, "A", revision: 1), item(2, "B", revision: 2), item(3, "C", revision: 3)], revision: 3)
+        _ = model.press(.character("r"))
+        #expect(model.visible.map(\.title) == ["A", "B", "C"])
+        _ = model.press(.end)
+        model.changed(session: session, RevisionedChange(revision: 4, change: .updated(item(2, "B", revision: 4, isRead: true))))
+        #expect(model.visible.map(\.title) == ["A", "C"])
+        #expect(model.readCount == 1)
+        #expect(model.selection == CountingIDs.id(3))
+        model.changed(session: session, RevisionedChange(revision: 5, change: .updated(item(2, "B", revision: 5))))
+        #expect(model.visible.map(\.title) == ["A", "B", "C"])
+        #expect(model.selectedRow == 2)
+        model.changed(session: session, RevisionedChange(revision: 6, change: .added(item(4, "D", revision: 6, isRead: true))))
+        model.changed(session: session, RevisionedChange(revision: 7, change: .added(item(5, "E", revision: 7))))
+        #expect(model.visible.map(\.title) == ["A", "B", "C", "E"])
+        #expect(model.readCount == 1)
+    }
+
+    @Test("more search text checks only the rows shown, and finds what a search from scratch finds")
+    func narrowingSearch() {
+        var (model, _) = Self.showing([
+            item(1, "Dune", revision: 1), item(2, "Dunes", revision: 2), item(3, "Dusk", revision: 3),
+        ], revision: 3)
+        _ = model.press(.character("/"))
+        for character in "du" { _ = model.press(.character(character)) }
+        #expect(model.visible.count == 3)
+        for character in "nes" { _ = model.press(.character(character)) }
+        #expect(model.visible.map(\.title) == ["Dunes"])
+        _ = model.press(.backspace)
+        _ = model.press(.backspace)
+        #expect(model.visible.map(\.title) == ["Dune", "Dunes"])
+    }
+
     @Test("a new connection resumes within the same run and lists again in another")
     func resumeOrRelist() {
         var (model, session) = Self.showing([item(1, "A", revision: 4)], revision: 4)

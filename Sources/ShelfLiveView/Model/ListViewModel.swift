@@ -94,15 +94,16 @@ public struct ListViewModel: Sendable {
 
     /// The selected item, if it is shown.
     public var selectedItem: Item? {
-        guard let selection else { return nil }
-        return visible.first { $0.id == selection }
+        selectedRow.map { visible[$0] }
     }
 
-    /// The selection's row in `visible`.
+    /// The selection's row in `visible` (kept with the selection, so a keypress never searches the rows).
     public var selectedRow: Int? {
-        guard let selection else { return nil }
-        return visible.firstIndex { $0.id == selection }
+        selection == nil || selectionRow >= visible.count ? nil : selectionRow
     }
+
+    /// How many of `items` are read (counted when the rows are).
+    public private(set) var readCount = 0
 
     /// The query the rows pass.
     public var query: ItemQuery {
@@ -159,13 +160,14 @@ public struct ListViewModel: Sendable {
     public mutating func changed(session: UInt64, _ change: RevisionedChange) -> Bool {
         guard session == self.session, let revision, change.revision > revision else { return false }
         generation += 1
+        let before = items[change.change.itemID]
         switch change.change {
         case .added(let item): if !items.append(item) { items.replace(item) }
         case .updated(let item): if !items.replace(item) { items.append(item) }
         case .removed(let id): items.remove(id: id)
         }
         self.revision = change.revision
-        refilter()
+        updateRows(before: before, after: items[change.change.itemID])
         if let pending = pendingSelection, change.change.itemID == pending {
             pendingSelection = nil
             select(pending)
@@ -273,10 +275,26 @@ public struct ListViewModel: Sendable {
 
     /// Recomputes the rows from `items` and the filters, keeping the selection on its item, or on the row it was
     /// at when its item left the rows.
-    mutating func refilter() {
+    /// - Parameter narrowing: the new filters let through only rows already shown (more search text typed), so
+    ///   only those are checked.
+    mutating func refilter(narrowing: Bool = false) {
         let query = query
-        visible = query.isFilterOnly && query.filter == .all ? items.items : items.filter(query.matches)
-        if let selection, let row = visible.firstIndex(where: { $0.id == selection }) {
+        // One run of the query prepares its text once (ItemQuery.matches would fold it again for every item);
+        // without a cursor it cannot fail.
+        if narrowing {
+            visible = (try? query.run(on: visible))?.page ?? []
+        } else {
+            visible = query.isFilterOnly && query.filter == .all ? items.items : (try? query.run(on: items))?.page ?? []
+            readCount = items.reduce(0) { $0 + ($1.isRead ? 1 : 0) }
+        }
+        reselect()
+    }
+
+    /// Keeps the selection on its item if it is still a row, else moves it to the row it was at.
+    private mutating func reselect() {
+        if let selection, selectionRow < visible.count, visible[selectionRow].id == selection {
+            // Still where it was.
+        } else if let selection, let row = visible.firstIndex(where: { $0.id == selection }) {
             selectionRow = row
         } else if visible.isEmpty {
             selection = nil
@@ -286,6 +304,32 @@ public struct ListViewModel: Sendable {
             selection = visible[selectionRow].id
         }
         keepSelectionOnScreen()
+    }
+
+    /// The rows after one item changed from `before` to `after` (`nil`: absent), without running the query over
+    /// every item: a change touches one row, and a list of 100,000 must not be filtered again on each.
+    private mutating func updateRows(before: Item?, after: Item?) {
+        readCount += (after?.isRead == true ? 1 : 0) - (before?.isRead == true ? 1 : 0)
+        let query = query
+        let wasShown = before.map(query.matches) ?? false
+        let isShown = after.map(query.matches) ?? false
+        switch (wasShown, isShown, after) {
+        case (false, false, _):
+            return
+        case (true, true, let after?):
+            guard let row = visible.firstIndex(where: { $0.id == after.id }) else { return refilter() }
+            visible[row] = after
+        case (false, true, let after?) where before == nil:
+            // A new item goes last, as in the list's order.
+            visible.append(after)
+        case (true, false, _):
+            guard let id = before?.id, let row = visible.firstIndex(where: { $0.id == id }) else { return refilter() }
+            visible.remove(at: row)
+        default:
+            // An item that starts to pass the filters has a place among the others: find it the long way.
+            return refilter()
+        }
+        reselect()
     }
 
     mutating func select(_ id: UUID) {
@@ -313,8 +357,11 @@ public struct ListViewModel: Sendable {
     }
 
     mutating func setSearch(_ text: String) {
+        // Text that only grows the search can only drop rows (the text must occur in a field), and the other
+        // filters are as they were.
+        let narrowing = !search.isEmpty && text.hasPrefix(search)
         search = text
-        refilter()
+        refilter(narrowing: narrowing)
     }
 
     mutating func setTag(_ tag: String?) {

@@ -74,8 +74,7 @@ public struct FrameRenderer: Sendable {
     }
 
     private func header(_ model: ListViewModel) -> String {
-        let read = model.items.reduce(0) { $0 + ($1.isRead ? 1 : 0) }
-        var text = " shelf · \(title) · \(model.items.count) item\(model.items.count == 1 ? "" : "s"), \(read) read"
+        var text = " shelf · \(title) · \(model.items.count) item\(model.items.count == 1 ? "" : "s"), \(model.readCount) read"
         var filters: [String] = []
         if model.readFilter != .all { filters.append(model.readFilter.rawValue) }
         if !model.search.isEmpty { filters.append("/" + TerminalText.visible(model.search)) }
