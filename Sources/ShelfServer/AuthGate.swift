@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// The server-wide side of authentication (protocol/PROTOCOL.md §12), shared by the accept loop and every session:
@@ -59,12 +60,25 @@ final class AuthGate: Sendable {
         log(line() + more)
     }
 
-    /// The address part of a peer's `HOST:PORT` (`TCPConnection.peer`): what the guess slowdown counts by.
+    /// What the guess slowdown counts a peer's `HOST:PORT` (`TCPConnection.peer`) by: its IPv4 address (also when
+    /// it comes IPv4-mapped, `::ffff:a.b.c.d`), or the /64 prefix of its IPv6 address — one host or home network
+    /// usually gets a whole /64, so counting single IPv6 addresses would let it rotate through them.
     static func address(ofPeer peer: String) -> String {
+        var host = peer
         if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") {
-            return String(peer[peer.index(after: peer.startIndex)..<close])
+            host = String(peer[peer.index(after: peer.startIndex)..<close])
+        } else if let colon = peer.lastIndex(of: ":") {
+            host = String(peer[..<colon])
         }
-        if let colon = peer.lastIndex(of: ":") { return String(peer[..<colon]) }
-        return peer
+        guard host.contains(":") else { return host }
+        let text = host.split(separator: "%", maxSplits: 1).first.map(String.init) ?? host
+        var bytes = in6_addr()
+        guard inet_pton(AF_INET6, text, &bytes) == 1 else { return host }
+        let octets = withUnsafeBytes(of: &bytes) { Array($0) }
+        if octets[0..<10].allSatisfy({ $0 == 0 }), octets[10] == 0xFF, octets[11] == 0xFF {
+            return octets[12...].map(String.init).joined(separator: ".")
+        }
+        let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(octets[$0]) << 8 | UInt16(octets[$0 + 1]), radix: 16) }
+        return groups.joined(separator: ":") + "::/64"
     }
 }

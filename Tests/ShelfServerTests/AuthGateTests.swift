@@ -34,6 +34,18 @@ import Testing
         #expect(throttle.slot(for: "192.0.2.8", now: start) == start)
     }
 
+    @Test("the defaults are the documented ones: 3 free attempts, 0.25 s doubling to 8 s, forgotten after 15 minutes, 4096 addresses")
+    func defaults() {
+        let throttle = GuessThrottle<ContinuousClock.Instant>()
+        #expect(throttle.freeAttempts == 3)
+        #expect(throttle.baseDelay == .milliseconds(250))
+        #expect(throttle.maxDelay == .seconds(8))
+        #expect(throttle.forgetAfter == .seconds(900))
+        #expect(throttle.maxPeers == 4096)
+        #expect(ServerConfiguration().guessBaseDelay == .milliseconds(250))
+        #expect(ServerConfiguration().guessMaxDelay == .seconds(8))
+    }
+
     @Test("a good token forgets an address's attempts, and so does time without one once its slots have passed")
     func forgetting() {
         var throttle = GuessThrottle<ContinuousClock.Instant>(
@@ -73,10 +85,16 @@ import Testing
         #expect(waiting.waiting == [2, 4])
     }
 
-    @Test("the address a peer's guesses are counted by drops the port, and IPv6 brackets")
+    @Test("the address a peer's guesses are counted by: IPv4 without the port, IPv6 by its /64, IPv4-mapped as IPv4")
     func peerAddresses() {
         #expect(AuthGate.address(ofPeer: "192.0.2.1:51234") == "192.0.2.1")
-        #expect(AuthGate.address(ofPeer: "[::1]:7453") == "::1")
-        #expect(AuthGate.address(ofPeer: "[fe80::1%eth0]:1") == "fe80::1%eth0")
+        // IPv6 by its /64: a host rotating through its prefix's addresses is one guesser.
+        #expect(AuthGate.address(ofPeer: "[::1]:7453") == "0:0:0:0::/64")
+        #expect(AuthGate.address(ofPeer: "[2001:db8:1:2::a]:7453") == "2001:db8:1:2::/64")
+        #expect(AuthGate.address(ofPeer: "[2001:db8:1:2:ffff::b]:9") == "2001:db8:1:2::/64")
+        #expect(AuthGate.address(ofPeer: "[2001:db8:1:3::a]:7453") == "2001:db8:1:3::/64")
+        #expect(AuthGate.address(ofPeer: "[fe80::1%eth0]:1") == "fe80:0:0:0::/64")
+        // An IPv4 peer on a dual-stack socket counts as its IPv4 address.
+        #expect(AuthGate.address(ofPeer: "[::ffff:192.0.2.1]:51234") == "192.0.2.1")
     }
 }

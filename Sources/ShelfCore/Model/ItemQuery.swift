@@ -82,7 +82,18 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
     /// Runs the query over `items` (in the list's order).
     /// - Returns: the page, and the id to pass as the next `cursor` when more items follow it.
     /// - Throws: `CursorGone` when `cursor` names an item the query does not select.
-    public func run(on items: some Sequence<Item>) throws(CursorGone) -> (page: [Item], next: UUID?) {
+    public func run(on items: ItemCollection) throws(CursorGone) -> (page: [Item], next: UUID?) {
+        try run(over: items)
+    }
+
+    /// `run(on:)` over items in an array (a client's copy of the list).
+    public func run(on items: [Item]) throws(CursorGone) -> (page: [Item], next: UUID?) {
+        try run(over: items)
+    }
+
+    /// Generic in this module only, where each call is specialised: unspecialised, iterating the pages went through
+    /// run-time metadata lookups that cost more than the search itself.
+    private func run<Items: Sequence<Item>>(over items: Items) throws(CursorGone) -> (page: [Item], next: UUID?) {
         let matcher = Matcher(self)
         var selected = items.filter { matcher.matches($0) }
         if sort != .added || sort.descending { selected = sorted(selected) }
