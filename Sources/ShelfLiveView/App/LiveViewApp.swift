@@ -81,8 +81,10 @@ public enum LiveViewApp {
     /// Restores the terminal, stops the process as Ctrl-Z would, and enters the view again once continued.
     private static func suspend(_ screen: ScreenWriter) async {
         await screen.leave()
-        // SIGSTOP, not SIGTSTP: this process ignores SIGTSTP so that it could restore the terminal first.
-        kill(getpid(), SIGSTOP)
+        // SIGSTOP, not SIGTSTP: this process ignores SIGTSTP so that it could restore the terminal first. Sent to
+        // this thread (raise), which then stops before it returns: kill(getpid()) may be taken by another thread,
+        // and this one would enter the view again before the process stops.
+        raise(SIGSTOP)
         screen.enter()
     }
 }

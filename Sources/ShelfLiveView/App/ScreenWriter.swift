@@ -42,8 +42,8 @@ final class ScreenWriter: Sendable {
         Thread.detachNewThread { [self] in run() }
     }
 
-    /// Enters the view (again, after a suspension: the settings are saved afresh, as the shell may have changed
-    /// them meanwhile).
+    /// Enters the view (again after a suspension: the settings are saved afresh, as the shell may have changed
+    /// them meanwhile; when the view is still entered, raw mode is applied again and everything redrawn).
     func enter() {
         state.withLock { $0.requests.append(.enter) }
         work.signal()
@@ -99,8 +99,13 @@ final class ScreenWriter: Sendable {
             for request in requests {
                 switch request {
                 case .enter:
-                    saved = TTY.settings(fd) ?? saved
-                    if let saved { TTY.apply(TTY.raw(saved), to: fd) }
+                    // Entered already (continued after a stop it did not see coming): raw mode again, over the
+                    // settings saved before, not over its own.
+                    if !entered { saved = TTY.settings(fd) ?? saved }
+                    if let saved {
+                        CrashRestore.arm(saved, fd: fd)
+                        TTY.apply(TTY.raw(saved), to: fd)
+                    }
                     TTY.write(Self.enterBytes, to: fd)
                     last = nil
                     entered = true
@@ -108,6 +113,7 @@ final class ScreenWriter: Sendable {
                     if entered {
                         TTY.write(Self.leaveBytes, to: fd)
                         if let saved { TTY.apply(saved, to: fd) }
+                        CrashRestore.disarm()
                     }
                     entered = false
                     done.resume()

@@ -75,6 +75,16 @@ final class PseudoTerminal: Sendable {
     /// Waits until `condition` holds for the screen's rows.
     /// - Returns: false when `timeout` passed first (or the terminal closed).
     func waitForScreen(timeout: Duration = .seconds(10), _ condition: @escaping @Sendable ([String]) -> Bool) async -> Bool {
+        await waitFor(timeout: timeout) { condition($0.grid.rows) }
+    }
+
+    /// Waits until `condition` holds for everything the program wrote so far.
+    /// - Returns: false when `timeout` passed first (or the terminal closed).
+    func waitForOutput(timeout: Duration = .seconds(10), _ condition: @escaping @Sendable ([UInt8]) -> Bool) async -> Bool {
+        await waitFor(timeout: timeout) { condition($0.raw) }
+    }
+
+    private func waitFor(timeout: Duration, _ condition: @escaping @Sendable (State) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         let timer = Task {
             try? await Task.sleep(until: deadline)
@@ -82,8 +92,8 @@ final class PseudoTerminal: Sendable {
         }
         defer { timer.cancel() }
         while true {
-            let (met, version, closed) = state.withLock { ($0.grid.rows, $0.version, $0.closed) }
-            if condition(met) { return true }
+            let (met, version, closed) = state.withLock { (condition($0), $0.version, $0.closed) }
+            if met { return true }
             if closed || ContinuousClock.now >= deadline { return false }
             await withCheckedContinuation { continuation in
                 let parked = state.withLock { state -> Bool in
