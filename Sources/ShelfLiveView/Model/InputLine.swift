@@ -35,7 +35,9 @@ public struct InputLine: Sendable, Equatable {
         public var isChanged: Bool { text != original }
     }
 
+    /// What Enter does.
     public var purpose: Purpose
+    /// One for a title, a search or a tag; four (title, author, tags, note) for an edit.
     public var fields: [Field]
     /// The field being typed in.
     public var focus = 0

@@ -30,9 +30,11 @@ public struct ListViewModel: Sendable {
     public private(set) var readFilter = ListFilter.all
     /// `t`'s tag; `nil` for none.
     public private(set) var tagFilter: String?
+    /// What the keys do now: browsing, typing in the input line, confirming a removal, the keys shown.
     public private(set) var mode = Mode.browsing
     /// The last thing said, if any.
     public private(set) var message: Message?
+    /// The connection, as the status line shows it.
     public private(set) var connection = ConnectionStatus.connecting
     /// Bumped by a new connection, a list started, and every change taken: a list reply from an older generation
     /// is dropped (shared/design.md, invariant 4).
@@ -60,10 +62,12 @@ public struct ListViewModel: Sendable {
 
     /// A line of the status area.
     public struct Message: Sendable, Equatable {
+        /// What is said.
         public var text: String
         /// A refusal or failure, shown as one.
         public var isError: Bool
 
+        /// A message saying `text`.
         public init(_ text: String, isError: Bool = false) {
             self.text = text
             self.isError = isError
@@ -407,6 +411,7 @@ public struct SaveRequest: Sendable, Equatable {
     public let token: UInt64
     /// The generation the save was decided in.
     public let generation: UInt64
+    /// The change.
     public let mutation: Mutation
     /// The item's revision the change is conditional on; `nil` for none.
     public let expectItem: Revision?

@@ -22,6 +22,7 @@ public final class InProcessListRepository: ListRepository {
         state = Mutex(State(identity: identity))
     }
 
+    /// `ListRepository.connect()`.
     public func connect() async throws(RepositoryError) -> String? {
         try state.withLock { state throws(RepositoryError) in
             guard state.available else { throw .unavailable("the list is away") }
@@ -29,12 +30,14 @@ public final class InProcessListRepository: ListRepository {
         }
     }
 
+    /// `ListRepository.list()`.
     public func list() async throws(RepositoryError) -> (revision: Revision, items: [Item]) {
         try checkAvailable()
         let snapshot = await list.snapshot()
         return (snapshot.revision, snapshot.items.items)
     }
 
+    /// `ListRepository.watch(since:)`.
     public func watch(since: Revision) async throws(RepositoryError) -> AsyncStream<RepositoryEvent> {
         try checkAvailable()
         let (stream, sink) = AsyncStream.makeStream(of: RepositoryEvent.self)
@@ -60,6 +63,7 @@ public final class InProcessListRepository: ListRepository {
         return stream
     }
 
+    /// `ListRepository.apply(_:expectItem:)`.
     public func apply(_ mutation: Mutation, expectItem: Revision?) async throws(RepositoryError) -> SaveResult {
         try checkAvailable()
         do {
@@ -70,6 +74,7 @@ public final class InProcessListRepository: ListRepository {
         }
     }
 
+    /// `ListRepository.disconnect()`.
     public func disconnect() async {
         if let watch = state.withLock({ state in defer { state.watch = nil }; return state.watch }) { await end(watch) }
     }

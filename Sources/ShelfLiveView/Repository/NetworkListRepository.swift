@@ -22,6 +22,7 @@ public actor NetworkListRepository: ListRepository {
         self.token = token
     }
 
+    /// `ListRepository.connect()`.
     public func connect() async throws(RepositoryError) -> String? {
         await disconnect()
         let secret: String?
@@ -35,11 +36,13 @@ public actor NetworkListRepository: ListRepository {
         }
     }
 
+    /// `ListRepository.list()`.
     public func list() async throws(RepositoryError) -> (revision: Revision, items: [Item]) {
         let client = try current()
         do { return try await client.list() } catch { throw Self.repositoryError(error) }
     }
 
+    /// `ListRepository.watch(since:)`.
     public func watch(since: Revision) async throws(RepositoryError) -> AsyncStream<RepositoryEvent> {
         let client = try current()
         do { _ = try await client.call(.watch(since: since)) } catch { throw Self.repositoryError(error) }
@@ -63,6 +66,7 @@ public actor NetworkListRepository: ListRepository {
         }
     }
 
+    /// `ListRepository.apply(_:expectItem:)`.
     public func apply(_ mutation: Mutation, expectItem: Revision?) async throws(RepositoryError) -> SaveResult {
         let client = try current()
         do {
@@ -73,6 +77,7 @@ public actor NetworkListRepository: ListRepository {
         }
     }
 
+    /// `ListRepository.disconnect()`.
     public func disconnect() async {
         pinger?.cancel()
         pinger = nil

@@ -15,17 +15,22 @@ public struct Frame: Sendable, Equatable {
 
     /// One row.
     public struct Row: Sendable, Equatable {
+        /// Exactly the frame's width in columns, made safe.
         public var text: String
         public var style: Style
 
+        /// A row showing `text` in `style`.
         public init(_ text: String, _ style: Style = .normal) {
             self.text = text
             self.style = style
         }
     }
 
+    /// Columns.
     public let width: Int
+    /// Rows.
     public let height: Int
+    /// Top to bottom, `height` of them.
     public var rows: [Row]
     /// Where the cursor shows (row, column, 0-based); `nil` hides it.
     public var cursor: (row: Int, column: Int)?
@@ -38,6 +43,7 @@ public struct Frame: Sendable, Equatable {
         self.cursor = cursor
     }
 
+    /// Same size, rows and cursor.
     public static func == (lhs: Frame, rhs: Frame) -> Bool {
         lhs.width == rhs.width && lhs.height == rhs.height && lhs.rows == rhs.rows
             && lhs.cursor?.row == rhs.cursor?.row && lhs.cursor?.column == rhs.cursor?.column

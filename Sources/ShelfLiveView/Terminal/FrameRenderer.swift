@@ -9,6 +9,7 @@ public struct FrameRenderer: Sendable {
     /// What the header names (the server's address).
     public var title: String
 
+    /// A renderer whose header names `title`.
     public init(title: String) {
         self.title = title
     }

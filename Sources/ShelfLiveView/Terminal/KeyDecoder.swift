@@ -9,6 +9,7 @@ public struct KeyDecoder: Sendable {
 
     private static let pasteEnd: [UInt8] = Array("\u{1b}[201~".utf8)
 
+    /// A decoder holding nothing.
     public init() {}
 
     /// Whether bytes are held waiting for more (an Esc, or part of a sequence or a character): the caller then
