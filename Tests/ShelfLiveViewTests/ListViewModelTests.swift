@@ -163,6 +163,26 @@ import Testing
         #expect(model.visible.isEmpty)
     }
 
+    @Test("an edit sends only the fields changed; its own change coming back is not taken for someone else's")
+    func editSendsChangedFields() {
+        var (model, session) = Self.showing([item(1, "Dune", revision: 1, tags: ["sf"])], revision: 1)
+        _ = model.press(.character("e"))
+        _ = model.press(.tab)
+        for character in "Herbert" { _ = model.press(.character(character)) }
+        guard case .save(let request) = model.press(.enter) else { Issue.record("no save"); return }
+        #expect(request.mutation == .update(id: CountingIDs.id(1), ItemEdit(author: .set("Herbert"))))
+        #expect(request.expectItem == 1)
+
+        var edited = item(1, "Dune", revision: 2, tags: ["sf"])
+        edited.author = "Herbert"
+        model.changed(session: session, RevisionedChange(revision: 2, change: .updated(edited)))
+        #expect(model.message == .init("saving…"))
+        model.saved(token: request.token, .success(SaveResult(revision: 2, itemID: edited.id)))
+        #expect(model.mode == .browsing)
+        #expect(model.message == .init("saved (revision 2)"))
+        #expect(model.visible.first?.author == "Herbert")
+    }
+
     @Test("d asks first; only y removes, conditional on the item's revision")
     func removeAsks() {
         var (model, _) = Self.showing([item(1, "A", revision: 3)], revision: 3)

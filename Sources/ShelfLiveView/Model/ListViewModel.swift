@@ -247,9 +247,12 @@ public struct ListViewModel: Sendable {
         return "\(what): \(error.message)"
     }
 
-    /// An edit under way whose item another change touched: the message says so before the user saves.
+    /// An edit under way whose item another change touched: the message says so before the user saves (not
+    /// while the edit's own save is out: its change comes back before its reply).
     private mutating func refreshEditConflict(_ change: RevisionedChange) {
-        guard case .input(let line) = mode, case .edit(let id, _) = line.purpose, change.change.itemID == id else { return }
+        guard case .input(let line) = mode, line.saving == nil, case .edit(let id, _) = line.purpose,
+              change.change.itemID == id
+        else { return }
         if case .removed = change.change {
             message = Message("someone else removed this item; Esc to close", isError: true)
         } else if let current = items[id] {
