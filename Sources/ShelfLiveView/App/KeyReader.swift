@@ -10,7 +10,9 @@ final class KeyReader: Sendable {
     private let sink: AsyncStream<Key>.Continuation
     /// Written to wake the thread's `poll` for `stop()`.
     private let wake: (read: Int32, write: Int32)
-    private let stopped = Mutex(false)
+    /// `stop()` was called; the thread has ended (and closed the pipe). Held while the pipe is written or
+    /// closed, so `stop()` never writes to a descriptor the thread closed.
+    private let lifecycle = Mutex((stopped: false, ended: false))
 
     /// Starts reading `fd`; `nil` when a pipe for stopping cannot be made.
     init?(fd: Int32) {
@@ -23,13 +25,14 @@ final class KeyReader: Sendable {
 
     /// Stops reading; the keys end.
     func stop() {
-        let first = stopped.withLock { stopped in
-            defer { stopped = true }
-            return !stopped
+        lifecycle.withLock { state in
+            guard !state.stopped else { return }
+            state.stopped = true
+            guard !state.ended else { return }
+            // One byte into an empty pipe: never blocks.
+            var byte: UInt8 = 1
+            while Glibc.write(wake.write, &byte, 1) < 0, errno == EINTR {}
         }
-        guard first else { return }
-        var byte: UInt8 = 1
-        while Glibc.write(wake.write, &byte, 1) < 0, errno == EINTR {}
     }
 
     private func run(_ fd: Int32) {
@@ -37,8 +40,11 @@ final class KeyReader: Sendable {
         var buffer = [UInt8](repeating: 0, count: 4096)
         defer {
             sink.finish()
-            close(wake.read)
-            close(wake.write)
+            lifecycle.withLock { state in
+                state.ended = true
+                close(wake.read)
+                close(wake.write)
+            }
         }
         while true {
             var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
