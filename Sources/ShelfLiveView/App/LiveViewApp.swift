@@ -24,10 +24,10 @@ public enum LiveViewApp {
     /// Runs the view over `repository` until it is quit; `title` names the server in the header.
     /// - Returns: the exit status, 0.
     public static func run(repository: any ListRepository, title: String, environment: [String: String]) async -> Int32 {
+        guard let reader = KeyReader(fd: STDIN_FILENO) else { return 1 }
         let color = environment["NO_COLOR"].map(\.isEmpty) ?? true
         let screen = ScreenWriter(fd: STDOUT_FILENO, color: color, renderer: FrameRenderer(title: title))
         let signals = SignalEvents([SIGINT, SIGTERM, SIGWINCH, SIGTSTP, SIGCONT, SIGHUP])
-        guard let reader = KeyReader(fd: STDIN_FILENO) else { return 1 }
         screen.enter()
         let driver = LiveViewDriver(repository: repository) { screen.show($0) }
         await driver.resize(listRows: FrameRenderer.listRows(height: screen.measure().height))
