@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "ShelfJSONTests", dependencies: ["ShelfJSON", "ShelfTestSupport"]),
         .testTarget(name: "ShelfWireTests", dependencies: ["ShelfJSON", "ShelfCore", "ShelfWire", "ShelfTestSupport"]),
         .testTarget(name: "ShelfServerTests", dependencies: ["ShelfJSON", "ShelfServer", "ShelfClient", "ShelfTestSupport"]),
-        .testTarget(name: "ShelfLiveViewTests", dependencies: ["ShelfLiveView", "ShelfTestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "ShelfLiveViewTests", dependencies: ["ShelfLiveView", "ShelfCommandLine", "ShelfTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "ShelfCLITests", dependencies: ["ShelfCLI", "ShelfdCLI", "ShelfCommandLine", "ShelfTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["shelfd", "shelf", "ShelfTestSupport"]),
     ],

@@ -7,76 +7,100 @@ import ShelfWire
 
 /// Runs one connected `shelf` command and prints its result as text or, with `--json`, as the raw result line.
 struct CommandRunner {
-    let client: ShelfClient
+    var client: ShelfClient
     let command: ShelfCommand
     let output: Output
+    /// The process's environment: `COLUMNS`, the editor.
+    var environment: [String: String] = [:]
+    /// Opens another connection like `client`'s: `note ID` holds none while the editor runs (an editing session
+    /// may outlast the server's `--idle-timeout`, and would hold one of its `--max-connections`).
+    var connect: @Sendable () async throws -> ShelfClient = { throw ClientError.connectionLost("no way to reconnect") }
 
-    func run() async throws {
+    /// Runs the command.
+    /// - Returns: `success`, or for a change to several items the status of the first that failed (each failure
+    ///   already said).
+    /// - Throws: what stops the whole command.
+    func run() async throws -> ExitCode {
         switch command.action {
-        case .add(let title):
-            try await mutate(.add(title: title), verb: "added", seenAt: nil)
-        case .list(let filter):
-            let result = try await client.call(.list(ItemQuery(filter: filter)))
-            if printJSON(result) { return }
+        case .add(let title, let details):
+            try await add(title: title, details: details)
+        case .list(let query):
+            let result = try await client.call(.list(query))
+            if printJSON(result) { return .success }
             let (revision, items) = try ResultDecoding.list(result)
-            for item in items { output.line(ItemRow.text(item)) }
-            output.line(ItemRow.summary(items, revision: revision, filter: filter))
-        case .setRead(let id, let isRead):
-            let target = try await resolve(id)
-            try await mutate(.setRead(id: target.id, isRead: isRead), verb: isRead ? "read" : "unread", seenAt: target.revision)
-        case .toggle(let id):
-            try await mutate(.toggle(id: try await resolve(id).id), verb: "toggled", seenAt: nil)
+            let width = TerminalWidth.current(environment: environment)
+            for item in items { output.line(ItemRow.text(item, width: width)) }
+            let more = result.objectValue?["next"].map { $0 != .null } ?? false
+            output.line(ItemRow.summary(items, revision: revision, query: query, more: more))
+        case .setRead(let ids, let isRead):
+            return try await changeEach(ids, verb: isRead ? "read" : "unread", writesAlways: false) {
+                .setRead(id: $0, isRead: isRead)
+            }
+        case .toggle(let ids):
+            return try await changeEach(ids, verb: "toggled", writesAlways: true) { .toggle(id: $0) }
+        case .remove(let ids):
+            return try await changeEach(ids, verb: "removed", writesAlways: true) { .remove(id: $0) }
         case .rename(let id, let title):
             let target = try await resolve(id)
             try await mutate(.rename(id: target.id, title: title), verb: "renamed", seenAt: target.revision)
-        case .remove(let id):
+        case .edit(let id, let edit):
             let target = try await resolve(id)
-            let result = try await client.call(.mutate(.remove(id: target.id), expect: command.expect))
-            if printJSON(result) { return }
-            let revision = try ResultDecoding.mutation(result, of: .remove(id: target.id)).revision
-            let what = target.title.map { "\(String(target.id.wireString.prefix(8))) \(TerminalText.visible($0))" } ?? target.id.wireString
-            output.line("removed \(what) (revision \(revision))")
+            try await mutate(.update(id: target.id, edit), verb: "updated", seenAt: target.revision)
+        case .editNote(let id):
+            try await editNote(id)
         case .show(let id):
             let target = try await resolve(id)
             let result = try await client.call(.get(target.id))
-            if printJSON(result) { return }
+            if printJSON(result) { return .success }
             let (revision, item) = try ResultDecoding.item(result)
             for line in ItemRow.details(item, listRevision: revision) { output.line(line) }
         case .info:
             let result = try await client.call(.hello)
-            if printJSON(result) { return }
+            if printJSON(result) { return .success }
             let hello = try ResultDecoding.hello(result)
             output.line("\(hello.server) \(hello.version) at \(command.server) (protocol \(hello.protocolVersion), revision \(hello.revision))")
         case .ping:
             let result = try await client.call(.ping)
-            if printJSON(result) { return }
+            if printJSON(result) { return .success }
             output.line("pong")
         case .help, .version, .watch, .ui:
             break
         }
+        return .success
     }
 
     /// Makes the change and prints `VERB ROW (revision N)`, or `unchanged ROW (revision N)` when it wrote nothing
     /// (marking a read item read, renaming to the same title): then the list's revision did not move, so a later
     /// `--expect` must not count it. `seenAt` is the list's revision when the item was looked up (nil for a change
     /// that always writes): a change that wrote made the item's revision the result's, past `seenAt`.
-    private func mutate(_ mutation: Mutation, verb: String, seenAt: Revision?) async throws {
-        let result = try await client.call(.mutate(mutation, expect: command.expect))
+    func mutate(_ mutation: Mutation, verb: String, seenAt: Revision?, expectItem: Revision? = nil) async throws {
+        let result = try await client.call(.mutate(mutation, expect: command.expect, expectItem: expectItem ?? command.expectItem))
         if printJSON(result) { return }
         let (revision, item) = try ResultDecoding.mutation(result, of: mutation)
         guard let item else { return }
+        output.line(line(verb: verb, item: item, revision: revision, seenAt: seenAt))
+    }
+
+    func line(verb: String, item: Item, revision: Revision, seenAt: Revision?) -> String {
         let wrote = seenAt.map { item.revision == revision && revision > $0 } ?? true
-        output.line("\(wrote ? verb : "unchanged") \(ItemRow.text(item)) (revision \(revision))")
+        return "\(wrote ? verb : "unchanged") \(ItemRow.text(item)) (revision \(revision))"
+    }
+
+    /// An item a command names, as it was looked up.
+    struct Target {
+        let id: UUID
+        let title: String?
+        /// The list's revision when it was read.
+        let revision: Revision
     }
 
     /// A full id is looked up with `get`, a prefix in the current list: either way an id no item has gets the same
     /// message, and `rm` can name what it removed.
-    /// - Returns: the item's id and title, and the list's revision when they were read.
-    private func resolve(_ text: String) async throws -> (id: UUID, title: String?, revision: Revision) {
+    func resolve(_ text: String) async throws -> Target {
         if let id = IDPrefix.fullID(text) {
             do {
                 let (revision, item) = try await client.get(id)
-                return (item.id, item.title, revision)
+                return Target(id: item.id, title: item.title, revision: revision)
             } catch .server(let error) where error.knownCode == .notFound {
                 throw IDPrefix.Failure.noItem(text)
             }
@@ -84,10 +108,10 @@ struct CommandRunner {
         _ = try IDPrefix.digits(text)
         let (revision, items) = try await client.list()
         let item = try IDPrefix.resolve(text, in: items)
-        return (item.id, item.title, revision)
+        return Target(id: item.id, title: item.title, revision: revision)
     }
 
-    private func printJSON(_ result: JSONValue) -> Bool {
+    func printJSON(_ result: JSONValue) -> Bool {
         guard command.json else { return false }
         output.line(TerminalText.json(result))
         return true

@@ -7,19 +7,35 @@ import ShelfWire
 public struct ShelfCommand: Equatable, Sendable {
     /// What to do.
     public enum Action: Equatable, Sendable {
-        case add(title: String)
-        case list(ListFilter)
-        case setRead(id: String, isRead: Bool)
-        case toggle(id: String)
+        /// `add TITLE… [--author A] [--url U] [--tag T]… [--note TEXT]`: the title words joined with spaces.
+        case add(title: String, details: ItemDetails = ItemDetails())
+        /// `list [QUERY] [--tag T]… [--read|--unread] [--sort KEY] [--limit N]`.
+        case list(ItemQuery)
+        /// `read`/`unread ID…`: each id is its own change.
+        case setRead(ids: [String], isRead: Bool)
+        /// `toggle ID…`: each id is its own change.
+        case toggle(ids: [String])
+        /// `rename ID TITLE…`.
         case rename(id: String, title: String)
-        case remove(id: String)
+        /// `edit`, `tag`, `untag` and `note ID TEXT…`: one `update`.
+        case edit(id: String, ItemEdit)
+        /// `note ID` alone: the note is edited in `$VISUAL`, else `$EDITOR`, else `vi`.
+        case editNote(id: String)
+        /// `rm ID…`: each id is its own change.
+        case remove(ids: [String])
+        /// `show ID`: every member of one item.
         case show(id: String)
+        /// `info`: the server's version and the list's revision.
         case info
+        /// `ping`.
         case ping
+        /// `watch`: the list, then each change.
         case watch
         /// The full-screen live view (`shelf ui`; `shelf` alone on a terminal).
         case ui
+        /// `help [COMMAND]`, `-h`, `--help`.
         case help(topic: String?)
+        /// `version`, `--version`.
         case version
     }
 
@@ -41,11 +57,31 @@ public struct ShelfCommand: Equatable, Sendable {
     /// that revision, else the server answers `3 conflict` and nothing is written. Only with a command that changes
     /// the list (`isChange`).
     public var expect: Revision? = nil
+    /// `--expect-item REVISION`: make the change conditional on the item's own revision (PROTOCOL.md §7), which
+    /// changes to other items do not move. Only with a change to one item (`targetsOneItem`).
+    public var expectItem: Revision? = nil
 
     /// Whether the command changes the list (and so may take `--expect`).
     public var isChange: Bool {
         switch action {
-        case .add, .setRead, .toggle, .rename, .remove: true
+        case .add, .setRead, .toggle, .rename, .edit, .editNote, .remove: true
+        default: false
+        }
+    }
+
+    /// The ids a change to several items names (`read`, `unread`, `toggle`, `rm`); empty for other commands.
+    public var ids: [String] {
+        switch action {
+        case .setRead(let ids, _), .toggle(let ids), .remove(let ids): ids
+        default: []
+        }
+    }
+
+    /// Whether the command changes one existing item (and so may take `--expect-item`).
+    public var targetsOneItem: Bool {
+        switch action {
+        case .setRead(let ids, _), .toggle(let ids), .remove(let ids): ids.count == 1
+        case .rename, .edit, .editNote: true
         default: false
         }
     }
@@ -69,10 +105,13 @@ public struct ShelfCommand: Equatable, Sendable {
         var timeout: Duration? = defaultTimeout
         var json = false
         var expect: Revision?
-        var tokenSource = environment["SHELF_TOKEN"].flatMap { $0.isEmpty ? nil : TokenSource.value($0) }
-            ?? config.tokenFile.map(TokenSource.file)
+        var expectItem: Revision?
+        var options = ItemOptions()
+        let explicitToken = environment["SHELF_TOKEN"].flatMap { $0.isEmpty ? nil : TokenSource.value($0) }
+        // The config's and the default token file are sent only to the server they are for (`implicitTokenGoes`).
+        let implicitToken = config.tokenFile.map(TokenSource.file)
             ?? ConfigDirectory.tokenFile(environment: environment).map(TokenSource.defaultFile)
-        var flags: [String] = []
+        var tokenSource = explicitToken ?? implicitToken
         var operands: [String] = []
         // The first problem, reported once the command is known, so the error can point at that command's usage;
         // `unknownOption` when it is an unknown option (it may get a hint then).
@@ -93,12 +132,7 @@ public struct ShelfCommand: Equatable, Sendable {
                         try ArgumentScanner.noValue(name, inline)
                         json = true
                     case "expect":
-                        let text = try scanner.value(of: name, inline: inline)
-                        // Digits only: `+3`, ` 3` and `3.0` are not revisions (Revision(text) would take `+3`).
-                        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let revision = Revision(text) else {
-                            throw UsageError("--expect takes a revision (a whole number, as `shelf info` shows), not \"\(text)\"")
-                        }
-                        expect = revision
+                        expect = try Self.revision(try scanner.value(of: name, inline: inline), option: name)
                     case "timeout":
                         let text = try scanner.value(of: name, inline: inline)
                         guard let seconds = Int(text), (0...86_400).contains(seconds) else {
@@ -116,9 +150,14 @@ public struct ShelfCommand: Equatable, Sendable {
                         if problem == nil {
                             return ShelfCommand(server: defaultServer, json: json, token: nil, action: .version)
                         }
-                    case "read", "unread":
+                    case "expect-item":
+                        expectItem = try Self.revision(try scanner.value(of: name, inline: inline), option: name)
+                    case "read", "unread", "no-author", "no-url", "no-note":
                         try ArgumentScanner.noValue(name, inline)
-                        flags.append(name)
+                        options.flags.append(name)
+                        options.given.append(name)
+                    case "title", "author", "url", "note", "tag", "untag", "sort", "limit":
+                        try options.take(name, try scanner.value(of: name, inline: inline))
                     default:
                         if problem == nil { unknownOption = ArgumentScanner.spelled(name) }
                         throw UsageError("unknown option \(ArgumentScanner.spelled(name))")
@@ -131,8 +170,8 @@ public struct ShelfCommand: Equatable, Sendable {
         let command = operands.first.flatMap { ShelfHelp.text(for: $0) != nil ? $0 : nil }
         if let problem {
             // Options may follow the command, so a title word that starts with `-` reads as one.
-            let hint = unknownOption != nil && (command == "add" || command == "rename")
-                ? " (put -- before a title with a word that starts with -)" : ""
+            let text = ["add": "title", "rename": "title", "note": "note"][command ?? ""]
+            let hint = unknownOption != nil ? text.map { " (put -- before a \($0) with a word that starts with -)" } ?? "" : ""
             throw UsageError(problem.message + hint, command: command)
         }
         var server = defaultServer
@@ -145,17 +184,37 @@ public struct ShelfCommand: Equatable, Sendable {
                 throw UsageError("the server address (\(source)) must be HOST:PORT (e.g. 127.0.0.1:7453), not \"\(serverText)\"")
             }
         }
+        if tokenSource == implicitToken, implicitToken != nil, !Self.implicitTokenGoes(to: server, config: config) {
+            tokenSource = nil
+        }
         guard let name = operands.first ?? defaultCommand else { throw UsageError("no command given") }
         do throws(UsageError) {
-            let action = try Self.action(name, Array(operands.dropFirst()), flags: flags)
-            let parsed = ShelfCommand(server: server, json: json, token: tokenSource, action: action, timeout: timeout, expect: expect)
+            let action = try Self.action(name, Array(operands.dropFirst()), options: options)
+            let parsed = ShelfCommand(
+                server: server, json: json, token: tokenSource, action: action, timeout: timeout, expect: expect,
+                expectItem: expectItem)
             if expect != nil, !parsed.isChange {
-                throw UsageError("--expect goes with a command that changes the list (add, read, unread, toggle, rename, rm)")
+                throw UsageError("--expect goes with a command that changes the list (add, read, unread, toggle, rename, edit, tag, untag, note, rm)")
+            }
+            if expect != nil, parsed.ids.count > 1 {
+                throw UsageError("--expect goes with one ID: each change moves the list's revision, so only the first could be made")
+            }
+            if expectItem != nil, !parsed.targetsOneItem {
+                throw UsageError("--expect-item goes with a change to one item (read, unread, toggle or rm with one ID; rename, edit, tag, untag, note)")
             }
             return parsed
         } catch {
             throw UsageError(error.message, command: command)
         }
+    }
+
+    /// Whether the token from the config file or the default token file goes to `server`: only to the config's
+    /// `server` (the one it is for), or to a loopback address (this machine's own `shelfd`), so that `--server` naming
+    /// someone else's server never hands them your token; `--token-file` and `$SHELF_TOKEN` go wherever you say.
+    static func implicitTokenGoes(to server: HostPort, config: ShelfConfig) -> Bool {
+        if server.isLoopback { return true }
+        guard let text = config.server, let configured = try? HostPort(parsing: text) else { return false }
+        return configured == server
     }
 
     /// Where a token comes from.
@@ -169,60 +228,4 @@ public struct ShelfCommand: Equatable, Sendable {
     }
 
     static let defaultServer = HostPort(host: "127.0.0.1", port: ProtocolInfo.defaultPort)
-
-    private static func action(_ name: String, _ operands: [String], flags: [String]) throws(UsageError) -> Action {
-        if name != "list", name != "ls", let flag = flags.first {
-            throw UsageError("--\(flag) goes with the list command only")
-        }
-        switch name {
-        case "add":
-            guard !operands.isEmpty else { throw UsageError("add needs a TITLE") }
-            return .add(title: operands.joined(separator: " "))
-        case "list", "ls":
-            try expect(operands, count: 0, name)
-            if flags.count > 1 { throw UsageError("use one of --read and --unread") }
-            return .list(flags.first.flatMap(ListFilter.init(rawValue:)) ?? .all)
-        case "read", "unread":
-            try expect(operands, count: 1, name)
-            return .setRead(id: operands[0], isRead: name == "read")
-        case "toggle":
-            try expect(operands, count: 1, name)
-            return .toggle(id: operands[0])
-        case "rename":
-            guard operands.count >= 2 else { throw UsageError("rename needs an ID and a TITLE") }
-            return .rename(id: operands[0], title: operands.dropFirst().joined(separator: " "))
-        case "rm", "remove":
-            try expect(operands, count: 1, name)
-            return .remove(id: operands[0])
-        case "show", "get":
-            try expect(operands, count: 1, name)
-            return .show(id: operands[0])
-        case "info":
-            try expect(operands, count: 0, name)
-            return .info
-        case "ping":
-            try expect(operands, count: 0, name)
-            return .ping
-        case "watch":
-            try expect(operands, count: 0, name)
-            return .watch
-        case "ui":
-            try expect(operands, count: 0, name)
-            return .ui
-        case "help":
-            if operands.count > 1 { throw UsageError("help takes at most one COMMAND") }
-            return .help(topic: operands.first)
-        case "version":
-            try expect(operands, count: 0, name)
-            return .version
-        default:
-            throw UsageError("unknown command \"\(name)\"")
-        }
-    }
-
-    private static func expect(_ operands: [String], count: Int, _ name: String) throws(UsageError) {
-        guard operands.count == count else {
-            throw UsageError(count == 0 ? "\(name) takes no arguments" : "\(name) needs exactly one ID")
-        }
-    }
 }

@@ -31,7 +31,8 @@ public struct ShelfConfig: Equatable, Sendable {
     ///   empty value.
     public static func parse(_ text: String, path: String, home: String?) throws(UsageError) -> ShelfConfig {
         var config = ShelfConfig(path: path)
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // By Character.isNewline: "\r\n" is one Character, so splitting on "\n" would leave a CRLF file one line.
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
             let place = "\(path) line \(index + 1)"

@@ -18,24 +18,40 @@ public enum ShelfMain {
                 arguments: try CommandArguments.decode(rawArguments), environment: environment, output: output,
                 interactive: interactive)
         } catch {
-            output.error("shelf: error: \(error.message)\n\(ShelfHelp.pointer(for: nil))")
+            let json = rawArguments.prefix(while: { $0 != Array("--".utf8) }).contains(Array("--json".utf8))
+            ErrorReport(usage: error, pointer: ShelfHelp.pointer(for: nil)).print(to: output, json: json)
             return ExitCode.usage.rawValue
         }
     }
 
     /// Runs `shelf` with `arguments` (without the program name) and returns its exit status (`ExitCode`, README
-    /// "shelf"): 0 ok; 1 refused by the server, or an ID that matches no item or several; 64 usage; 69 server
-    /// unreachable, full, gone, or silent past `--timeout`; 76 a reply that is not Shelf's protocol.
+    /// "shelf"): 0 ok; 1 refused by the server, or an ID that matches no item or several (for several ids, the
+    /// status of the first that failed); 64 usage; 69 server unreachable, full, gone, or silent past `--timeout`; 75
+    /// a conditional change (`--expect`, `--expect-item`) that conflicted; 76 a reply that is not Shelf's protocol.
+    /// - Parameter interactive: standard input and output are a terminal: no command opens the live view.
     public static func run(
         arguments: [String], environment: [String: String], output: Output = .standard, interactive: Bool = false
     ) async -> Int32 {
         let command: ShelfCommand
-        do {
+        do throws(UsageError) {
+            // A config file that cannot be read is reported only for a command that would use it: help and the
+            // version still work, and say how to mend it.
+            let config: ShelfConfig
+            do throws(UsageError) {
+                config = try ShelfConfig.load(environment: environment)
+            } catch {
+                let bare = try ShelfCommand.parse(arguments, environment: environment, defaultCommand: interactive ? "ui" : nil)
+                switch bare.action {
+                case .help, .version: config = ShelfConfig()
+                default: throw error
+                }
+            }
             command = try ShelfCommand.parse(
-                arguments, environment: environment, config: try ShelfConfig.load(environment: environment),
-                defaultCommand: interactive ? "ui" : nil)
+                arguments, environment: environment, config: config, defaultCommand: interactive ? "ui" : nil)
         } catch {
-            output.error("shelf: error: \(error.message)\n\(ShelfHelp.pointer(for: error.command))")
+            // The command line did not parse, so `--json` is looked for as typed (before any `--`).
+            let json = arguments.prefix(while: { $0 != "--" }).contains("--json")
+            ErrorReport(usage: error, pointer: ShelfHelp.pointer(for: error.command)).print(to: output, json: json)
             return ExitCode.usage.rawValue
         }
         switch command.action {
@@ -60,29 +76,23 @@ public enum ShelfMain {
         if let warning = tokenWarning(command) { output.error("shelf: warning: \(warning)") }
         do {
             let client = try await ShelfClient.connect(to: command.server, token: try token(command), timeout: command.timeout)
+            let status: ExitCode
             do {
-                try await CommandRunner(client: client, command: command, output: output).run()
+                let connect: @Sendable () async throws -> ShelfClient = {
+                    try await ShelfClient.connect(to: command.server, token: try token(command), timeout: command.timeout)
+                }
+                status = try await CommandRunner(
+                    client: client, command: command, output: output, environment: environment, connect: connect).run()
             } catch {
                 await client.close()
                 throw error
             }
             await client.close()
-            return ExitCode.success.rawValue
-        } catch let error as ClientError {
-            output.error("shelf: \(message(for: error, command))")
-            return exitCode(for: error).rawValue
-        } catch let error as IDPrefix.Failure {
-            output.error("shelf: \(error)")
-            // Something that cannot be an id is a bad parameter (EX_USAGE); an id no item has is refused, as the
-            // server refuses an unknown full id.
-            if case .malformed = error { return ExitCode.usage.rawValue }
-            return ExitCode.failure.rawValue
-        } catch let error as TokenFile.Failure {
-            output.error("shelf: \(error)")
-            return ExitCode.usage.rawValue
+            return status.rawValue
         } catch {
-            output.error("shelf: \(error)")
-            return ExitCode.failure.rawValue
+            let report = ErrorReport(error, command: command)
+            report.print(to: output, json: command.json)
+            return report.exit.rawValue
         }
     }
 
@@ -93,7 +103,10 @@ public enum ShelfMain {
         let signals = SignalWatcher()
         let received = signals.signals
         let (ends, end) = AsyncStream.makeStream(of: Int32.self)
-        let screen = WatchScreen(output: output, json: command.json)
+        // Change lines start with the local time on a terminal, where they are read as they come; not in a file.
+        var clock: (@Sendable () -> String)?
+        if TerminalWidth.outputIsTerminal { clock = { @Sendable in LocalTime.now() } }
+        let screen = WatchScreen(output: output, json: command.json, clock: clock)
         let runner = Task {
             end.yield(await WatchRunner(command: command, screen: screen).run())
         }
@@ -134,6 +147,16 @@ public enum ShelfMain {
             let unsure = MethodCall.changeMethods.contains(method) ? "; the change may or may not have been made (shelf list shows)" : ""
             return "no reply from \(address) within \(limit.components.seconds) s (--timeout; is shelfd stopped or overloaded?)\(unsure)"
         }
+        if case .server(let rpc) = error, rpc.knownCode == .conflict, command.expect == nil,
+           let current = rpc.data["itemRevision"]?.numberValue?.uint64 {
+            guard let expected = command.expectItem else {
+                // `note ID` alone expects the item as it was read before the editor opened.
+                return "nothing was changed: the item was changed elsewhere while it was edited (it is now at revision "
+                    + "\(current)); look again (shelf show ID) and edit it again"
+            }
+            return "nothing was changed: the item is at revision \(current), not \(expected) (--expect-item): it changed "
+                + "since; look again (shelf show ID), then retry with --expect-item \(current) if it still applies"
+        }
         if case .server(let rpc) = error, rpc.knownCode == .conflict, let expected = command.expect {
             guard let current = rpc.data["revision"]?.numberValue?.uint64 else {
                 return "nothing was changed: the list is not at revision \(expected) (--expect)"
@@ -146,6 +169,10 @@ public enum ShelfMain {
                 + "since; look again (shelf list, shelf show ID), then retry with --expect \(current) if it still applies"
         }
         guard case .server(let rpc) = error, rpc.knownCode == .unauthorized else { return "\(error)" }
+        if let wait = rpc.data["retryAfter"]?.numberValue?.uint64 {
+            return "the server is holding back auth attempts from this address (too many from it lately, wrong tokens "
+                + "perhaps from someone else); the token was not checked: try again in \(wait) s"
+        }
         switch command.token {
         case nil: return "this server requires a token: pass --token-file PATH or set SHELF_TOKEN"
         case .defaultFile(let path)? where TokenFile.isMissing(path):
@@ -183,6 +210,8 @@ public enum ShelfMain {
         case .cannotConnect, .connectionLost, .noReply: .unavailable
         // Full: the service is unavailable for now, as when it cannot be reached; retrying later may work.
         case .server(let rpc) where rpc.knownCode == .tooManyConnections: .unavailable
+        // A conditional change that lost a race: try again (after looking again), as EX_TEMPFAIL says.
+        case .server(let rpc) where rpc.knownCode == .conflict: .temporaryFailure
         case .server: .failure
         case .protocolViolation: .protocolError
         }

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfJSON
 import ShelfWire
 
 extension ShelfClient {
@@ -39,5 +40,29 @@ extension ShelfClient {
         _ mutation: Mutation, expect: Revision? = nil, expectItem: Revision? = nil
     ) async throws(ClientError) -> (revision: Revision, item: Item?) {
         try ResultDecoding.mutation(try await call(.mutate(mutation, expect: expect, expectItem: expectItem)), of: mutation)
+    }
+
+    /// Sends every call of `calls` at once, in order, without waiting for a reply between them (the server answers
+    /// in request order, protocol/PROTOCOL.md §3), and waits for all the replies.
+    /// - Returns: each call's result or error, in the order of `calls`.
+    public func pipelined(_ calls: [MethodCall]) async -> [Result<JSONValue, ClientError>] {
+        await withTaskGroup(of: (Int, Result<JSONValue, ClientError>).self) { group in
+            for (index, call) in calls.enumerated() {
+                let (method, params) = call.request
+                // The next request is queued only once this one is, so they leave in the order given.
+                await withCheckedContinuation { (queued: CheckedContinuation<Void, Never>) in
+                    group.addTask {
+                        do throws(ClientError) {
+                            return (index, .success(try await self.send(method: method, params: params, whenSent: { queued.resume() })))
+                        } catch {
+                            return (index, .failure(error))
+                        }
+                    }
+                }
+            }
+            var results = [Result<JSONValue, ClientError>?](repeating: nil, count: calls.count)
+            for await (index, result) in group { results[index] = result }
+            return results.map { $0 ?? .failure(.connectionLost("no reply")) }
+        }
     }
 }

@@ -170,7 +170,18 @@ public actor ShelfClient {
 
     /// Sends any method with `params` (for tools and tests that speak raw JSON-RPC).
     public func send(method: String, params: JSONObject = JSONObject()) async throws(ClientError) -> JSONValue {
-        if let failure { throw failure }
+        try await send(method: method, params: params, whenSent: {})
+    }
+
+    /// `send(method:params:)`, calling `whenSent` once the request is queued to be written (or has failed before
+    /// that), so that a caller can queue the next one behind it: requests leave in the order queued.
+    func send(
+        method: String, params: JSONObject, whenSent: @Sendable () -> Void
+    ) async throws(ClientError) -> JSONValue {
+        if let failure {
+            whenSent()
+            throw failure
+        }
         let id = nextID
         nextID += 1
         var line = JSONWriter.encode(RPCRequest(id: .number(JSONNumber(Int(id))), method: method, params: params).json)
@@ -181,6 +192,7 @@ public actor ShelfClient {
                 waiters[id] = continuation
                 if let replyTimeout { armTimer(for: id, method: method, after: replyTimeout, limit: replyTimeout) }
                 outbox.yield(line)
+                whenSent()
             }
         } catch let error as ClientError {
             throw error

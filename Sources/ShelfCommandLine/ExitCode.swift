@@ -8,6 +8,9 @@ public enum ExitCode: Int32, Sendable {
     case usage = 64
     /// The server cannot be reached, is full, went away or stopped answering (EX_UNAVAILABLE).
     case unavailable = 69
+    /// `shelf`: a conditional change conflicted (`--expect`, `--expect-item`): nothing was written; look again and
+    /// retry (EX_TEMPFAIL).
+    case temporaryFailure = 75
     /// The server answered something that is not Shelf's protocol (EX_PROTOCOL).
     case protocolError = 76
 }

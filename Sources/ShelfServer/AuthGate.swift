@@ -1,4 +1,3 @@
-import Glibc
 import Synchronization
 
 /// The server-wide side of authentication (protocol/PROTOCOL.md §12), shared by the accept loop and every session:
@@ -45,8 +44,9 @@ final class AuthGate: Sendable {
         state.withLock { $0.waiting.contains(id) }
     }
 
-    /// Counts an `auth` from `address` arriving now, and says when it may be checked (`GuessThrottle.slot`).
-    func slot(for address: String) -> ContinuousClock.Instant {
+    /// Counts an `auth` from `address` arriving now, and says when it may be checked (`GuessThrottle.slot`); `nil`:
+    /// refused at once, the address's turns being booked further ahead than the longest wait.
+    func slot(for address: String) -> ContinuousClock.Instant? {
         let now = ContinuousClock.now
         return state.withLock { $0.guesses.slot(for: address, now: now) }
     }
@@ -60,9 +60,10 @@ final class AuthGate: Sendable {
         log(line() + more)
     }
 
-    /// What the guess slowdown counts a peer's `HOST:PORT` (`TCPConnection.peer`) by: its IPv4 address (also when
-    /// it comes IPv4-mapped, `::ffff:a.b.c.d`), or the /64 prefix of its IPv6 address — one host or home network
-    /// usually gets a whole /64, so counting single IPv6 addresses would let it rotate through them.
+    /// What the guess slowdown counts a peer's `HOST:PORT` (`TCPConnection.peer`) by: its address without the port,
+    /// an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, a dual-stack socket's IPv4 peer) as its IPv4 address. IPv6
+    /// addresses count one by one, not by prefix: the hosts of a LAN share a /64, and one stranger's guessing must
+    /// not slow every one of them (a host that rotates through its prefix's addresses is not caught; PROTOCOL.md §12).
     static func address(ofPeer peer: String) -> String {
         var host = peer
         if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") {
@@ -70,15 +71,10 @@ final class AuthGate: Sendable {
         } else if let colon = peer.lastIndex(of: ":") {
             host = String(peer[..<colon])
         }
-        guard host.contains(":") else { return host }
-        let text = host.split(separator: "%", maxSplits: 1).first.map(String.init) ?? host
-        var bytes = in6_addr()
-        guard inet_pton(AF_INET6, text, &bytes) == 1 else { return host }
-        let octets = withUnsafeBytes(of: &bytes) { Array($0) }
-        if octets[0..<10].allSatisfy({ $0 == 0 }), octets[10] == 0xFF, octets[11] == 0xFF {
-            return octets[12...].map(String.init).joined(separator: ".")
+        let mapped = "::ffff:"
+        if host.lowercased().hasPrefix(mapped), host.dropFirst(mapped.count).contains(".") {
+            return String(host.dropFirst(mapped.count))
         }
-        let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(octets[$0]) << 8 | UInt16(octets[$0 + 1]), radix: 16) }
-        return groups.joined(separator: ":") + "::/64"
+        return host
     }
 }

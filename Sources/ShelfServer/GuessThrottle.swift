@@ -43,7 +43,11 @@ struct GuessThrottle<Instant: InstantProtocol> where Instant.Duration == Duratio
 
     /// Counts an `auth` attempt from `address` arriving at `now`, and reserves the instant it may be checked: `now`
     /// within the free attempts, else the address's next slot.
-    mutating func slot(for address: String, now: Instant) -> Instant {
+    /// - Returns: `nil` when that slot is more than `maxDelay` away: the attempt is refused at once, neither counted
+    ///   nor queued, so a burst of attempts cannot book the address's slots far ahead and lock out its owner once the
+    ///   burst is over (the wait for a slot is at most `maxDelay` whatever came before).
+    mutating func slot(for address: String, now: Instant) -> Instant? {
+        if let known = peers[address], known.nextSlot > now.advanced(by: maxDelay) { return nil }
         var peer: Peer
         if let known = peers[address], !(known.lastAttempt.advanced(by: forgetAfter) <= now && known.nextSlot <= now) {
             peer = known

@@ -199,7 +199,13 @@ extension Session {
     private nonisolated(nonsending) func authenticate(_ token: String, context: inout ReaderContext) async -> Result<JSONValue, RPCError> {
         guard let check = tokenCheck, let gate = authGate else { return .success(MethodResult.empty.json) }
         let address = AuthGate.address(ofPeer: connection.peer)
-        let slot = gate.slot(for: address)
+        guard let slot = gate.slot(for: address) else {
+            gate.log("connection \(connection.id) from \(connection.peer): auth refused unchecked, too many attempts from its address", to: log)
+            let wait = Int(configuration.guessMaxDelay.components.seconds)
+            return .failure(RPCError(
+                .unauthorized, "Unauthorized: too many auth attempts from your address; not checked, try again in \(wait) s",
+                extra: [("retryAfter", .number(JSONNumber(wait)))]))
+        }
         if slot > .now {
             do {
                 try await connection.executor.sleep(until: slot)

@@ -40,7 +40,8 @@ import Testing
             let dashed = try await run("shelf", ["add", "Catch", "-22"], environment: sandbox.environment)
             #expect(dashed.status == 64)
             #expect(dashed.stderr == "shelf: error: unknown option -22 (put -- before a title with a word that starts with -)\n"
-                + "usage: shelf add [--expect REVISION] [--] TITLE...\nrun 'shelf help add' for more\n")
+                + "usage: shelf add [--author A] [--url U] [--tag T]... [--note TEXT] [--expect REVISION] [--] TITLE...\n"
+                + "run 'shelf help add' for more\n")
         }
     }
 

@@ -35,9 +35,9 @@ import Testing
                         \(emma) [ ] Emma
                         1 item, 0 read (revision 1)
                         + \(dune) Dune
-                        ~ \(dune) [x] Dune
-                        ~ \(dune) [x] Dune Messiah
-                        ~ \(dune) [ ] Dune Messiah
+                        ~ \(dune) read: Dune
+                        ~ \(dune) title: Dune -> Dune Messiah
+                        ~ \(dune) unread: Dune Messiah
                         - \(dune) Dune Messiah
                         - \(emma) Emma
 

@@ -75,6 +75,10 @@ func writePrivateFile(_ path: String, _ text: String, mode: Int = 0o600) throws 
             let outcome = try await run("shelf", ["list"], environment: sandbox.environment)
             #expect(outcome.status == 64)
             #expect(outcome.stderr.hasPrefix("shelf: error: \(config) line 2: unknown setting \"sevrer\" (known: server, token-file)\n"))
+            // Help and the version still work.
+            let help = try await run("shelf", ["--help"], environment: sandbox.environment)
+            #expect(help.status == 0)
+            #expect(try await run("shelf", ["version"], environment: sandbox.environment).status == 0)
         }
     }
 

@@ -1,3 +1,4 @@
+import ShelfCore
 import ShelfSockets
 import ShelfWire
 import Testing
@@ -40,12 +41,12 @@ import Testing
             (["list", "--read"], .list(.read)),
             (["list", "--unread"], .list(.unread)),
             (["--read", "list"], .list(.read)),
-            (["read", "3fa2"], .setRead(id: "3fa2", isRead: true)),
-            (["unread", "3fa2"], .setRead(id: "3fa2", isRead: false)),
-            (["toggle", "3fa2"], .toggle(id: "3fa2")),
+            (["read", "3fa2"], .setRead(ids: ["3fa2"], isRead: true)),
+            (["unread", "3fa2"], .setRead(ids: ["3fa2"], isRead: false)),
+            (["toggle", "3fa2"], .toggle(ids: ["3fa2"])),
             (["rename", "3fa2", "Dune", "Messiah"], .rename(id: "3fa2", title: "Dune Messiah")),
-            (["rm", "3fa2"], .remove(id: "3fa2")),
-            (["remove", "3fa2"], .remove(id: "3fa2")),
+            (["rm", "3fa2"], .remove(ids: ["3fa2"])),
+            (["remove", "3fa2"], .remove(ids: ["3fa2"])),
             (["show", "3fa2"], .show(id: "3fa2")),
             (["get", "3fa2"], .show(id: "3fa2")),
             (["info"], .info),
@@ -54,6 +55,22 @@ import Testing
             (["help", "add"], .help(topic: "add")),
             (["watch"], .watch),
             (["version"], .version),
+            (["read", "3fa2", "9c0e"], .setRead(ids: ["3fa2", "9c0e"], isRead: true)),
+            (["toggle", "3fa2", "9c0e", "4b5c"], .toggle(ids: ["3fa2", "9c0e", "4b5c"])),
+            (["rm", "3fa2", "9c0e"], .remove(ids: ["3fa2", "9c0e"])),
+            (["add", "Dune", "--author", "Frank Herbert", "--url", "https://example.org", "--tag", "scifi", "--tag=classic", "--note", "Read it"],
+             .add(title: "Dune", details: ItemDetails(author: "Frank Herbert", url: "https://example.org", tags: ["scifi", "classic"], note: "Read it"))),
+            (["edit", "3fa2", "--title", "Dune Messiah", "--no-author", "--url", "https://x.org", "--no-note", "--tag", "a", "--untag", "b"],
+             .edit(id: "3fa2", ItemEdit(title: "Dune Messiah", author: .clear, url: .set("https://x.org"), note: .clear, tags: .adjust(add: ["a"], remove: ["b"])))),
+            (["edit", "3fa2", "--author", "Lem"], .edit(id: "3fa2", ItemEdit(author: .set("Lem")))),
+            (["tag", "3fa2", "scifi", "classic"], .edit(id: "3fa2", ItemEdit(tags: .adjust(add: ["scifi", "classic"], remove: [])))),
+            (["untag", "3fa2", "scifi"], .edit(id: "3fa2", ItemEdit(tags: .adjust(add: [], remove: ["scifi"])))),
+            (["note", "3fa2", "Read", "the", "appendices."], .edit(id: "3fa2", ItemEdit(note: .set("Read the appendices.")))),
+            (["note", "3fa2"], .editNote(id: "3fa2")),
+            (["list", "dune"], .list(ItemQuery(text: "dune"))),
+            (["list", "dune", "--tag", "scifi", "--tag", "classic", "--unread", "--sort", "-title", "--limit", "5"],
+             .list(ItemQuery(filter: .unread, text: "dune", tags: ["scifi", "classic"], sort: ItemQuery.Sort(.title, descending: true), limit: 5))),
+            (["ls", "--sort=readAt"], .list(ItemQuery(sort: ItemQuery.Sort(.readAt)))),
         ] as [([String], Action)])
     func commands(arguments: [String], action: Action) throws {
         try Self.expect(arguments, parseTo: action)
@@ -143,7 +160,7 @@ import Testing
     @Test("--expect goes only with a command that changes the list", arguments: [["list"], ["show", "3fa2"], ["info"], ["ping"], ["watch"]])
     func expectWithoutChange(arguments: [String]) {
         #expect(throws: UsageError(
-            "--expect goes with a command that changes the list (add, read, unread, toggle, rename, rm)", command: arguments[0]
+            "--expect goes with a command that changes the list (add, read, unread, toggle, rename, edit, tag, untag, note, rm)", command: arguments[0]
         )) {
             try Self.parse(["--expect", "3"] + arguments)
         }
@@ -194,22 +211,38 @@ import Testing
             (["list", "--read", "--unread"], "use one of --read and --unread", "list"),
             (["add"], "add needs a TITLE", "add"),
             (["add", "--"], "add needs a TITLE", "add"),
-            (["list", "extra"], "list takes no arguments", "list"),
-            (["ls", "extra"], "ls takes no arguments", "ls"),
-            (["read"], "read needs exactly one ID", "read"),
-            (["read", "3fa2", "4b5c"], "read needs exactly one ID", "read"),
-            (["unread"], "unread needs exactly one ID", "unread"),
-            (["toggle"], "toggle needs exactly one ID", "toggle"),
-            (["toggle", "3fa2", "4b5c"], "toggle needs exactly one ID", "toggle"),
+            (["list", "dune", "extra"], "list takes at most one QUERY (quote a query of several words)", "list"),
+            (["ls", "dune", "extra"], "ls takes at most one QUERY (quote a query of several words)", "ls"),
+            (["read"], "read needs at least one ID", "read"),
+            (["unread"], "unread needs at least one ID", "unread"),
+            (["toggle"], "toggle needs at least one ID", "toggle"),
             (["rename"], "rename needs an ID and a TITLE", "rename"),
             (["rename", "3fa2"], "rename needs an ID and a TITLE", "rename"),
-            (["rm"], "rm needs exactly one ID", "rm"),
-            (["remove", "3fa2", "4b5c"], "remove needs exactly one ID", "remove"),
+            (["rm"], "rm needs at least one ID", "rm"),
             (["info", "now"], "info takes no arguments", "info"),
             (["ping", "twice"], "ping takes no arguments", "ping"),
             (["watch", "3fa2"], "watch takes no arguments", "watch"),
             (["watch", "--read"], "--read goes with the list command only", "watch"),
             (["help", "add", "list"], "help takes at most one COMMAND", "help"),
+            (["add", "Dune", "--title", "X"], "--title goes with edit only", "add"),
+            (["read", "3fa2", "--tag", "x"], "--tag goes with add and edit and list only", "read"),
+            (["edit", "3fa2", "--sort", "title"], "--sort goes with list only", "edit"),
+            (["list", "--author", "Lem"], "--author goes with add and edit only", "list"),
+            (["edit", "3fa2"], "edit needs something to change: --title, --author, --url, --note (or --no-author, --no-url, --no-note), --tag, --untag", "edit"),
+            (["edit", "3fa2", "--author", "A", "--no-author"], "use one of --author and --no-author", "edit"),
+            (["edit", "3fa2", "--author", "A", "--author", "B"], "--author given twice", "edit"),
+            (["edit"], "edit needs exactly one ID", "edit"),
+            (["tag", "3fa2"], "tag needs an ID and a TAG", "tag"),
+            (["untag"], "untag needs an ID and a TAG", "untag"),
+            (["note"], "note needs an ID", "note"),
+            (["list", "--sort", "size"], "--sort takes one of added, title, author, readAt, with a leading - for descending, not \"size\"", "list"),
+            (["list", "--limit", "0"], "--limit takes a whole number from 1 to 100000, not \"0\"", "list"),
+            (["list", "--limit", "+5"], "--limit takes a whole number from 1 to 100000, not \"+5\"", "list"),
+            (["read", "3fa2", "9c0e", "--expect", "4"], "--expect goes with one ID: each change moves the list's revision, so only the first could be made", "read"),
+            (["rm", "3fa2", "9c0e", "--expect-item", "4"], "--expect-item goes with a change to one item (read, unread, toggle or rm with one ID; rename, edit, tag, untag, note)", "rm"),
+            (["add", "Dune", "--expect-item", "4"], "--expect-item goes with a change to one item (read, unread, toggle or rm with one ID; rename, edit, tag, untag, note)", "add"),
+            (["show", "3fa2", "--expect-item", "4"], "--expect-item goes with a change to one item (read, unread, toggle or rm with one ID; rename, edit, tag, untag, note)", "show"),
+            (["read", "3fa2", "--expect-item", "x"], "--expect-item takes a revision (a whole number, as `shelf show` shows), not \"x\"", "read"),
         ] as [([String], String, String?)])
     func usageErrors(arguments: [String], message: String, command: String?) {
         #expect(throws: UsageError(message, command: command)) { try Self.parse(arguments) }
@@ -249,8 +282,31 @@ import Testing
         #expect(throws: UsageError.self) { try Self.parse(["-json", "list"]) }
     }
 
+    @Test("--expect-item takes the item's revision with a change to one item, before or after the command")
+    func expectItem() throws {
+        #expect(try Self.parse(["--expect-item", "7", "read", "3fa2"]).expectItem == 7)
+        #expect(try Self.parse(["edit", "3fa2", "--tag", "x", "--expect-item=8"]).expectItem == 8)
+        #expect(try Self.parse(["note", "3fa2"]).expectItem == nil)
+        #expect(try Self.parse(["rm", "3fa2", "--expect", "3"]).expect == 3)
+    }
+
+    @Test("every option shelf's help names is one the parser knows (the shelfd options watch's help names aside)")
+    func helpOptionsParse() {
+        let texts = [ShelfHelp.usage] + ShelfHelp.topics.values
+        let options = Set(texts.flatMap { $0.matches(of: /--[a-z][a-z-]+/).map { String($0.0) } })
+            .subtracting(["--history", "--max-outbound-bytes"])
+        #expect(options.isSuperset(of: ["--expect-item", "--author", "--no-note", "--untag", "--sort", "--limit", "--tag"]))
+        for option in options {
+            do {
+                _ = try Self.parse([option, "1", "info"])
+            } catch {
+                #expect(!error.message.hasPrefix("unknown option"), "\(option): \(error.message)")
+            }
+        }
+    }
+
     @Test("every command and alias has help whose usage line names it, and shelf help lists it",
-          arguments: ["add", "list", "ls", "read", "unread", "toggle", "rename", "rm", "remove", "show", "get", "watch", "info", "ping", "help", "version"])
+          arguments: ["add", "list", "ls", "read", "unread", "toggle", "rename", "edit", "tag", "untag", "note", "rm", "remove", "show", "get", "watch", "info", "ping", "help", "version"])
     func helpForEveryCommand(name: String) throws {
         let text = try #require(ShelfHelp.text(for: name))
         let canonical = ["ls": "list", "remove": "rm", "get": "show"][name] ?? name

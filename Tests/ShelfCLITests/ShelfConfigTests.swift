@@ -14,6 +14,12 @@ import ShelfSockets
         #expect(config == ShelfConfig(server: "192.0.2.10:7453", tokenFile: "/home/ada/.shelf-token", path: "/c"))
     }
 
+    @Test("a file with CRLF line ends is read line by line")
+    func crlf() throws {
+        let config = try ShelfConfig.parse("server = 192.0.2.10:7453\r\ntoken-file = /t\r\n", path: "/c", home: nil)
+        #expect(config == ShelfConfig(server: "192.0.2.10:7453", tokenFile: "/t", path: "/c"))
+    }
+
     @Test("an unknown key, a line without =, and an empty value are errors naming the file and line")
     func refuses() {
         #expect(throws: UsageError("/c line 2: unknown setting \"sever\" (known: server, token-file)")) {
@@ -49,5 +55,19 @@ import ShelfSockets
         #expect(try ShelfCommand.parse(["list"], environment: ["HOME": "/h", "SHELF_TOKEN": "t"], config: config).token == .value("t"))
         #expect(try ShelfCommand.parse(["--token-file", "/mine", "list"], environment: ["SHELF_TOKEN": "t"], config: config).token == .file("/mine"))
         #expect(try ShelfCommand.parse(["list"], environment: [:]).token == nil)
+    }
+
+    @Test("the config's token file and the default one go only to the config's server or to loopback, never to another server named by --server or $SHELF_SERVER")
+    func implicitTokenStaysHome() throws {
+        let config = ShelfConfig(server: "192.0.2.10:7453", tokenFile: "/home/ada/.config/shelf/token", path: "/c")
+        let home = ["HOME": "/home/ada"]
+        #expect(try ShelfCommand.parse(["list"], environment: home, config: config).token == .file("/home/ada/.config/shelf/token"))
+        #expect(try ShelfCommand.parse(["--server", "192.0.2.66:7453", "list"], environment: home, config: config).token == nil)
+        #expect(try ShelfCommand.parse(["list"], environment: ["HOME": "/home/ada", "SHELF_SERVER": "192.0.2.66:7453"], config: config).token == nil)
+        #expect(try ShelfCommand.parse(["--server", "127.0.0.1:7600", "list"], environment: home, config: config).token == .file("/home/ada/.config/shelf/token"))
+        #expect(try ShelfCommand.parse(["--server", "192.0.2.66:7453", "list"], environment: home).token == nil, "the default token file neither")
+        // Given explicitly, a token goes where it is told.
+        #expect(try ShelfCommand.parse(["--server", "192.0.2.66:7453", "--token-file", "/t", "list"], environment: home, config: config).token == .file("/t"))
+        #expect(try ShelfCommand.parse(["--server", "192.0.2.66:7453", "list"], environment: ["SHELF_TOKEN": "s"], config: config).token == .value("s"))
     }
 }

@@ -1,7 +1,9 @@
 import Foundation
 import ShelfClient
 import ShelfCore
+import ShelfCommandLine
 import ShelfJSON
+import Synchronization
 import Testing
 
 @testable import ShelfCLI
@@ -63,12 +65,12 @@ import Testing
         let dune = Self.item(1, "Dune", revision: 5)
         #expect(model.changed(RevisionedChange(revision: 5, change: .updated(dune))) == nil)
         let emma = RevisionedChange(revision: 6, change: .added(Self.item(2, "Emma", revision: 6)))
-        #expect(model.changed(emma) == WatchModel.ShownChange(change: emma, removedTitle: nil))
+        #expect(model.changed(emma) == WatchModel.ShownChange(change: emma, previous: nil))
         #expect(model.changed(emma) == nil)
         let removal = RevisionedChange(revision: 7, change: .removed(dune.id))
-        #expect(model.changed(removal) == WatchModel.ShownChange(change: removal, removedTitle: "Dune"))
+        #expect(model.changed(removal) == WatchModel.ShownChange(change: removal, previous: dune))
         let unknown = RevisionedChange(revision: 8, change: .removed(dune.id))
-        #expect(model.changed(unknown) == WatchModel.ShownChange(change: unknown, removedTitle: nil))
+        #expect(model.changed(unknown) == WatchModel.ShownChange(change: unknown, previous: nil))
         var fresh = WatchModel(server: Self.server)
         #expect(fresh.changed(emma) == nil, "nothing is shown before the list")
     }
@@ -89,5 +91,88 @@ import Testing
         #expect(model.saying(.closed(reason: "slow_consumer", message: "Closing: too slow"))
             == "the server closed the connection (Closing: too slow); reconnecting")
         #expect(model.saying(.unanswered(seconds: 3)) == "no reply from 127.0.0.1:7453 to a ping within 3 s; reconnecting")
+    }
+
+    /// The lines shown for `new` after `old` was shown at revision 5.
+    private static func lines(from old: Item, to new: Item) -> [String] {
+        var model = WatchModel(server: server)
+        model.listed(revision: 5, items: [old], identity: WatchIdentity(run: "a"))
+        return model.changed(RevisionedChange(revision: 6, change: .updated(new)))?.lines ?? []
+    }
+
+    @Test("a change says what it changed, one line per member, against the item as last shown")
+    func changeLines() {
+        let dune = Self.item(1, "Dune", revision: 5)
+        var read = dune
+        read.isRead = true
+        #expect(Self.lines(from: dune, to: read) == ["~ 00000000 read: Dune"])
+        #expect(Self.lines(from: read, to: dune) == ["~ 00000000 unread: Dune"])
+        var renamed = dune
+        renamed.title = "Dune Messiah"
+        #expect(Self.lines(from: dune, to: renamed) == ["~ 00000000 title: Dune -> Dune Messiah"])
+        var fantasy = dune
+        fantasy.tags = ["fantasy", "old"]
+        var scifi = dune
+        scifi.tags = ["old", "scifi"]
+        #expect(Self.lines(from: fantasy, to: scifi) == ["~ 00000000 tags: +scifi -fantasy"])
+        var authored = dune
+        authored.author = "Frank Herbert"
+        #expect(Self.lines(from: dune, to: authored) == ["~ 00000000 author: (none) -> Frank Herbert"])
+        var other = authored
+        other.author = "Brian Herbert"
+        other.url = "https://example.org"
+        #expect(Self.lines(from: authored, to: other) == [
+            "~ 00000000 author: Frank Herbert -> Brian Herbert", "~ 00000000 url: (none) -> https://example.org",
+        ])
+        var noted = dune
+        noted.note = "Read it"
+        #expect(Self.lines(from: dune, to: noted) == ["~ 00000000 note added: Dune"])
+        var renoted = noted
+        renoted.note = "Read it again"
+        #expect(Self.lines(from: noted, to: renoted) == ["~ 00000000 note changed: Dune"])
+        #expect(Self.lines(from: noted, to: dune) == ["~ 00000000 note removed: Dune"])
+        var several = dune
+        several.title = "Dune\u{1b}[2J"
+        several.isRead = true
+        #expect(Self.lines(from: dune, to: several) == [
+            "~ 00000000 title: Dune -> Dune\\u{1b}[2J", "~ 00000000 read: Dune\\u{1b}[2J",
+        ])
+    }
+
+    @Test("an added, a removed, an unchanged and a never-shown item get one line each")
+    func otherLines() {
+        var model = Self.showingDune()
+        let dune = Self.item(1, "Dune", revision: 5)
+        let emma = Self.item(2, "Emma", revision: 6)
+        #expect(model.changed(RevisionedChange(revision: 6, change: .added(emma)))?.lines == ["+ 00000000 Emma"])
+        #expect(model.changed(RevisionedChange(revision: 7, change: .updated(dune)))?.lines == ["~ 00000000 [ ] Dune"])
+        #expect(model.changed(RevisionedChange(revision: 8, change: .removed(dune.id)))?.lines == ["- 00000000 Dune"])
+        let unseen = Self.item(3, "Kindred", revision: 9)
+        #expect(model.changed(RevisionedChange(revision: 9, change: .updated(unseen)))?.lines == ["~ 00000000 [ ] Kindred"])
+        #expect(model.changed(RevisionedChange(revision: 10, change: .removed(unseen.id)))?.lines == ["- 00000000 Kindred"])
+        #expect(LocalTime.format(hour: 9, minute: 5, second: 0) == "09:05:00")
+    }
+
+    @Test("the screen prints each change line after the clock's time when it has a clock, and without one as is")
+    func timedLines() async throws {
+        let printed = Mutex("")
+        let output = Output(out: { text in printed.withLock { $0 += text } }, err: { _ in })
+        var model = Self.showingDune()
+        var read = Self.item(1, "Dune", revision: 6)
+        read.isRead = true
+        read.title = "Dune Messiah"
+        let change = model.changed(RevisionedChange(revision: 6, change: .updated(read)))
+        let shown = try #require(change)
+        let timed = WatchScreen(output: output, json: false, clock: { "20:15:03" })
+        await timed.show(shown)
+        await timed.flush(within: .seconds(10))
+        timed.close()
+        #expect(printed.withLock { $0 } == "20:15:03 ~ 00000000 title: Dune -> Dune Messiah\n20:15:03 ~ 00000000 read: Dune Messiah\n")
+        printed.withLock { $0 = "" }
+        let plain = WatchScreen(output: output, json: false)
+        await plain.show(shown)
+        await plain.flush(within: .seconds(10))
+        plain.close()
+        #expect(printed.withLock { $0 } == "~ 00000000 title: Dune -> Dune Messiah\n~ 00000000 read: Dune Messiah\n")
     }
 }

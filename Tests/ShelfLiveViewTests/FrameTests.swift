@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCommandLine
 import ShelfCore
 import ShelfLiveView
 import Testing

@@ -22,11 +22,13 @@ import Testing
         let start = ContinuousClock.now
         for _ in 0..<3 { #expect(throttle.slot(for: "192.0.2.7", now: start) == start) }
         // Attempts in flight at once from the same address wait in line, each spaced by the delay its own count
-        // earns: 0.25 s, then 0.5 s, then the 1 s cap.
+        // earns: 0.25 s, then 0.5 s, then the 1 s cap; one booked further ahead than the cap is refused at once, and
+        // books nothing.
         #expect(throttle.slot(for: "192.0.2.7", now: start) == start + .milliseconds(250))
         #expect(throttle.slot(for: "192.0.2.7", now: start) == start + .milliseconds(750))
-        #expect(throttle.slot(for: "192.0.2.7", now: start) == start + .milliseconds(1750))
-        #expect(throttle.slot(for: "192.0.2.7", now: start) == start + .milliseconds(2750))
+        #expect(throttle.slot(for: "192.0.2.7", now: start) == nil)
+        #expect(throttle.peers["192.0.2.7"]?.nextSlot == start + .milliseconds(1750))
+        #expect(throttle.slot(for: "192.0.2.7", now: start + .milliseconds(750)) == start + .milliseconds(1750))
         #expect(throttle.delay(afterAttempts: 2) == .zero)
         #expect(throttle.delay(afterAttempts: 3) == .milliseconds(250))
         #expect(throttle.delay(afterAttempts: 40) == .seconds(1))
@@ -61,6 +63,20 @@ import Testing
         #expect(throttle.peers["198.51.100.1"]?.attempts == 1, "forgotten, then counted afresh")
     }
 
+    @Test("after a burst of 180 attempts, an attempt waits at most the longest delay once the burst is over")
+    func burstCannotLockOut() {
+        var throttle = GuessThrottle<ContinuousClock.Instant>()
+        let start = ContinuousClock.now
+        let booked = (0..<180).compactMap { _ in throttle.slot(for: "127.0.0.1", now: start) }
+        #expect(booked.count < 10, "most of the burst is refused, not booked")
+        // Right after it, attempts are refused unbooked (told to come back in 8 s); 8 s later one is booked, and
+        // waits at most 8 s more: within the 10 s auth deadline.
+        #expect(throttle.slot(for: "127.0.0.1", now: start + .seconds(1)) == nil)
+        let later = start + .seconds(8)
+        let owner = throttle.slot(for: "127.0.0.1", now: later)
+        #expect(owner.map { $0 - later <= .seconds(8) } == true, "the owner's attempt waits at most 8 s")
+    }
+
     @Test("the addresses remembered are bounded: the one whose last attempt is oldest makes room")
     func boundedPeers() {
         var throttle = GuessThrottle<ContinuousClock.Instant>(maxPeers: 2)
@@ -85,15 +101,13 @@ import Testing
         #expect(waiting.waiting == [2, 4])
     }
 
-    @Test("the address a peer's guesses are counted by: IPv4 without the port, IPv6 by its /64, IPv4-mapped as IPv4")
+    @Test("the address a peer's guesses are counted by: without the port; IPv4-mapped IPv6 as IPv4")
     func peerAddresses() {
         #expect(AuthGate.address(ofPeer: "192.0.2.1:51234") == "192.0.2.1")
-        // IPv6 by its /64: a host rotating through its prefix's addresses is one guesser.
-        #expect(AuthGate.address(ofPeer: "[::1]:7453") == "0:0:0:0::/64")
-        #expect(AuthGate.address(ofPeer: "[2001:db8:1:2::a]:7453") == "2001:db8:1:2::/64")
-        #expect(AuthGate.address(ofPeer: "[2001:db8:1:2:ffff::b]:9") == "2001:db8:1:2::/64")
-        #expect(AuthGate.address(ofPeer: "[2001:db8:1:3::a]:7453") == "2001:db8:1:3::/64")
-        #expect(AuthGate.address(ofPeer: "[fe80::1%eth0]:1") == "fe80:0:0:0::/64")
+        // IPv6 address by address: the hosts of a LAN share a /64.
+        #expect(AuthGate.address(ofPeer: "[::1]:7453") == "::1")
+        #expect(AuthGate.address(ofPeer: "[2001:db8:1:2::a]:7453") == "2001:db8:1:2::a")
+        #expect(AuthGate.address(ofPeer: "[fe80::1%eth0]:1") == "fe80::1%eth0")
         // An IPv4 peer on a dual-stack socket counts as its IPv4 address.
         #expect(AuthGate.address(ofPeer: "[::ffff:192.0.2.1]:51234") == "192.0.2.1")
     }

@@ -21,6 +21,34 @@ import ShelfTestSupport
             readAt: readTick.map { Date(timeIntervalSince1970: 1_767_323_045 + Double($0 - 1)) })
     }
 
+    @Test("pipelined sends the calls in the order given and returns each one's result or error in that order")
+    func pipelined() async throws {
+        try await withTestServer { server in
+            let client = try await ShelfClient.connect(to: server.address)
+            var calls = (1...20).map { MethodCall.mutate(.add(title: "Item \($0)"), expect: nil) }
+            calls.insert(.mutate(.add(title: "  "), expect: nil), at: 10)
+            let results = await client.pipelined(calls)
+            #expect(results.count == 21)
+            // The server numbers the adds in arrival order, so each revision says where its request came.
+            var expected: Revision = 1
+            for (index, result) in results.enumerated() {
+                if index == 10 {
+                    guard case .failure(.server(let error)) = result else {
+                        Issue.record("the blank title was not refused: \(result)")
+                        continue
+                    }
+                    #expect(error.knownCode == .invalidTitle)
+                    continue
+                }
+                let revision = try result.get().objectValue?["revision"]?.numberValue?.uint64
+                #expect(revision == expected, "call \(index)")
+                expected += 1
+            }
+            #expect(await client.pipelined([]).isEmpty)
+            await client.close()
+        }
+    }
+
     @Test("hello, ping, list, get and apply return the server's answers as model values")
     func methods() async throws {
         try await withTestServer { server in

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfClient
+import ShelfCommandLine
 import ShelfCore
 
 /// Which list a revision of `shelf watch` belongs to: a revision names a point in one server run's history
@@ -63,10 +64,20 @@ struct WatchModel: Sendable {
         case showing(Shown)
     }
 
-    /// A change to show (`WatchScreen.lines(for:)`), and the title of the item a removal took, if it was shown.
+    /// A change to show (`WatchScreen.show(_:)`), and the item as it was shown before it, if it was (for a removal,
+    /// the item it took).
     struct ShownChange: Sendable, Equatable {
         var change: RevisionedChange
-        var removedTitle: String?
+        var previous: Item?
+
+        /// The title of the item a removal took, if it was shown.
+        var removedTitle: String? {
+            guard case .removed = change.change else { return nil }
+            return previous?.title
+        }
+
+        /// The lines that say what changed (`WatchModel.describe(_:)`).
+        var lines: [String] { WatchModel.describe(self) }
     }
 
     private(set) var state = State.new
@@ -94,16 +105,56 @@ struct WatchModel: Sendable {
     /// resumed watch may be sent it again), or before any list.
     mutating func changed(_ change: RevisionedChange) -> ShownChange? {
         guard case .showing(var shown) = state, change.revision > shown.revision else { return nil }
-        var removedTitle: String?
+        let previous: Item?
         switch change.change {
         case .added(let item), .updated(let item):
-            shown.items[item.id] = item
+            previous = shown.items.updateValue(item, forKey: item.id)
         case .removed(let id):
-            removedTitle = shown.items.removeValue(forKey: id)?.title
+            previous = shown.items.removeValue(forKey: id)
         }
         shown.revision = change.revision
         state = .showing(shown)
-        return ShownChange(change: change, removedTitle: removedTitle)
+        return ShownChange(change: change, previous: previous)
+    }
+
+    /// What `shelf watch` prints for `shown`: `+ 3fa2b1c4 Dune` for an item added, `- 3fa2b1c4 Dune` for one
+    /// removed, and for one changed a line per member that differs from the item as last shown, each
+    /// `~ ID MEMBER: …` — `read: TITLE` / `unread: TITLE`, `title: OLD -> NEW`, `author: OLD -> NEW` and `url: OLD
+    /// -> NEW` (`(none)` for a member absent), `tags: +ADDED -REMOVED`, `note added|changed|removed: TITLE` (a note
+    /// may be long: its text is for `show`). A change to an item not shown before, or one that changed none of
+    /// those, is `~ ROW` (`ItemRow.text`).
+    static func describe(_ shown: ShownChange) -> [String] {
+        switch shown.change.change {
+        case .added(let item):
+            return ["+ \(ItemRow.shortID(item)) \(TerminalText.visible(item.title))"]
+        case .removed(let id):
+            return ["- \(String(id.wireString.prefix(8)))\(shown.previous.map { " " + TerminalText.visible($0.title) } ?? "")"]
+        case .updated(let item):
+            let changed = shown.previous.map { differences(from: $0, to: item) } ?? []
+            if changed.isEmpty { return ["~ \(ItemRow.text(item))"] }
+            return changed.map { "~ \(ItemRow.shortID(item)) \($0)" }
+        }
+    }
+
+    /// One text per member that differs, in the order of `show`.
+    private static func differences(from old: Item, to new: Item) -> [String] {
+        let title = TerminalText.visible(new.title)
+        func shown(_ text: String?) -> String { text.map(TerminalText.visible) ?? "(none)" }
+        var lines: [String] = []
+        if old.title != new.title { lines.append("title: \(TerminalText.visible(old.title)) -> \(title)") }
+        if old.author != new.author { lines.append("author: \(shown(old.author)) -> \(shown(new.author))") }
+        if old.url != new.url { lines.append("url: \(shown(old.url)) -> \(shown(new.url))") }
+        if old.tags != new.tags {
+            let added = new.tags.filter { !old.tags.contains($0) }.map { "+" + TerminalText.visible($0) }
+            let removed = old.tags.filter { !new.tags.contains($0) }.map { "-" + TerminalText.visible($0) }
+            lines.append("tags: " + (added + removed).joined(separator: " "))
+        }
+        if old.isRead != new.isRead { lines.append("\(new.isRead ? "read" : "unread"): \(title)") }
+        if old.note != new.note {
+            let what = old.note == nil ? "added" : new.note == nil ? "removed" : "changed"
+            lines.append("note \(what): \(title)")
+        }
+        return lines
     }
 
     /// What to say when a watch is refused with `6 compacted` after revision `since`: the watcher fell behind

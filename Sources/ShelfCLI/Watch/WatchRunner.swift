@@ -41,15 +41,11 @@ struct WatchRunner {
                 switch error {
                 case ClientError.server(let rpc) where rpc.knownCode == .tooManyConnections:
                     if !reported { await screen.say("the server is full (\(rpc.message)); retrying") }
-                case ClientError.server(let rpc):
-                    await screen.say(ShelfMain.message(for: .server(rpc), command))
-                    return ExitCode.failure.rawValue
-                case let failure as TokenFile.Failure:
-                    await screen.say("\(failure)")
-                    return ExitCode.usage.rawValue
-                case ClientError.protocolViolation:
-                    await screen.say("\(error)")
-                    return ExitCode.protocolError.rawValue
+                // The errors that end the watch are said as any command says them (one JSON line with --json).
+                case ClientError.server, ClientError.protocolViolation, is TokenFile.Failure:
+                    let report = ErrorReport(error, command: command)
+                    await screen.fail(report)
+                    return report.exit.rawValue
                 case let failure as ClientError:
                     if !reported { await screen.say("\(ShelfMain.message(for: failure, command)) (retrying)") }
                 default:

@@ -11,9 +11,14 @@ struct WatchScreen: Sendable {
     private let out: LinePrinter
     private let err: LinePrinter
 
-    /// A screen printing to `output`, as JSON lines with `json` (`--json`).
-    init(output: Output, json: Bool) {
+    /// Gives the local time to put before each change line (`HH:MM:SS `), or `nil` for none.
+    private let clock: (@Sendable () -> String)?
+
+    /// A screen printing to `output`, as JSON lines with `json` (`--json`), each change line after `clock`'s time
+    /// and a space when there is one (`LocalTime.now` when standard output is a terminal).
+    init(output: Output, json: Bool, clock: (@Sendable () -> String)? = nil) {
         self.json = json
+        self.clock = clock
         out = LinePrinter(write: output.out)
         err = LinePrinter(write: output.err)
     }
@@ -26,21 +31,23 @@ struct WatchScreen: Sendable {
         await out.print(text + ItemRow.summary(items, revision: revision) + "\n")
     }
 
-    /// Shows one change: `+`, `~` or `-` and the item, or the notification as JSON with `json`.
+    /// Shows one change (`WatchModel.describe(_:)`), or the notification as JSON with `json`.
     func show(_ shown: WatchModel.ShownChange) async {
         if json { return await out.print(TerminalText.json(ServerNotification.changed(shown.change).json) + "\n") }
-        let line = switch shown.change.change {
-        case .added(let item): "+ \(ItemRow.shortID(item)) \(TerminalText.visible(item.title))"
-        case .updated(let item): "~ \(ItemRow.text(item))"
-        case .removed(let id): "- \(String(id.wireString.prefix(8)))\(shown.removedTitle.map { " " + TerminalText.visible($0) } ?? "")"
-        }
-        await out.print(line + "\n")
+        let stamp = clock.map { $0() + " " } ?? ""
+        await out.print(shown.lines.map { stamp + $0 + "\n" }.joined())
     }
 
     /// Says `message` on standard error after `shelf: `, control characters made visible (a message may quote the
     /// server).
     func say(_ message: String) async {
         await err.print(TerminalText.visibleLines("shelf: " + message) + "\n")
+    }
+
+    /// Says why the watch ends: `shelf: MESSAGE`, or with `json` the report's JSON line.
+    func fail(_ report: ErrorReport) async {
+        if json { return await err.print(report.jsonLine + "\n") }
+        await say(report.message)
     }
 
     /// Ends the printers' threads once they have written what is queued.
