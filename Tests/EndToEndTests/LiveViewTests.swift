@@ -122,6 +122,21 @@ import Testing
         }
     }
 
+    @Test("SIGWINCH redraws the whole view at the new size")
+    func resizeRedraws() async throws {
+        try await Self.withView(titles: ["Dune"]) { terminal, process, _, before in
+            terminal.resize(width: 50, height: 10)
+            kill(process.processIdentifier, SIGWINCH)
+            #expect(await terminal.waitForScreen { rows in
+                rows[1] == " [ ] Dune" && rows[8].hasPrefix(" revision 1 · live") && rows[8].hasSuffix("? keys")
+                    && rows[8].count == 49
+            }, "\(terminal.rows)")
+            terminal.type("q")
+            #expect(await Self.exitStatus(process) == 0)
+            #expect(terminal.settings == before)
+        }
+    }
+
     /// Runs `body` with `shelf ui` on a pseudo-terminal, against a `shelfd` holding `titles`, once its list is
     /// on screen; `before` is the terminal's settings before it started.
     private static func withView(

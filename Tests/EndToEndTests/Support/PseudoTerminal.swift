@@ -45,6 +45,14 @@ final class PseudoTerminal: Sendable {
         Thread.detachNewThread { [self] in readLoop() }
     }
 
+    /// Gives the terminal a new size (as a terminal emulator does when its window is resized); the program is
+    /// told by SIGWINCH, which the test sends (the program has no controlling terminal here).
+    func resize(width: Int, height: Int) {
+        var size = winsize(ws_row: UInt16(height), ws_col: UInt16(width), ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+        state.withLock { $0.grid = ScreenGrid(width: width, height: height) }
+    }
+
     /// The terminal's settings now, as bytes (to compare before and after).
     var settings: [UInt8] {
         var settings = termios()
