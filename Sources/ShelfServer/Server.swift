@@ -169,10 +169,9 @@ public actor Server {
                     authGate?.log(
                         "connection \(evicted) from \(oldest.connection.peer): closed to make room, \(configuration.maxUnauthenticated) connections waiting to authenticate",
                         to: log)
-                    oldest.close(
+                    oldest.closeUnauthenticated(
                         reason: "too_many_unauthenticated",
-                        message: "Closing: \(configuration.maxUnauthenticated) connections are waiting to authenticate and this one waited longest; authenticate right after connecting",
-                        ending: Session.endingLoggedAlready)
+                        message: "Closing: \(configuration.maxUnauthenticated) connections are waiting to authenticate and this one waited longest; authenticate right after connecting")
                 }
                 // On the reactor's event loop: readiness resumes the session where epoll saw it.
                 group.addTask(executorPreference: connection.executor) {

@@ -123,11 +123,15 @@ final class Session: Sendable {
 
     /// Reads, frames and carries out requests until the peer stops sending, the session stops or reading fails.
     private nonisolated(nonsending) func readRequests(window: RequestWindow) async {
-        var framer = LineFramer(maxLineBytes: configuration.maxLineBytes, answersTelnet: true)
+        var context = ReaderContext(authenticated: tokenCheck == nil)
+        // Before `auth`, lines are short (protocol/PROTOCOL.md §12): a peer without the token cannot make the server
+        // buffer a megabyte, nor have a megabyte id echoed back in each refusal.
+        var framer = LineFramer(
+            maxLineBytes: context.authenticated ? configuration.maxLineBytes : min(configuration.maxLineBytes, Self.unauthenticatedMaxLineBytes),
+            answersTelnet: true)
         // What the framer's unfinished line has charged to the server's memory account.
         var framerCharge = 0
         defer { memory?.refund(framerCharge) }
-        var context = ReaderContext(authenticated: tokenCheck == nil)
         var handledThisTurn = 0
         var events: [LineFramer.Event] = []
         while !Task.isCancelled, context.keepReading {
@@ -184,6 +188,7 @@ final class Session: Sendable {
                 handledThisTurn += 1
             }
             if atEnd { return }
+            if context.authenticated, framer.maxLineBytes < configuration.maxLineBytes { framer.maxLineBytes = configuration.maxLineBytes }
             // A full read means more is waiting, and the next read will not wait for readiness: without this a peer
             // that streams bytes (say, blank lines or one endless line) would keep the event loop to itself.
             if bytes.count == configuration.readChunkBytes {
@@ -192,6 +197,10 @@ final class Session: Sendable {
             }
         }
     }
+
+    /// The longest line a connection may send before it has authenticated, on a server with a token: an `auth`
+    /// line with a long token fits many times over.
+    static let unauthenticatedMaxLineBytes = 4096
 
     /// The most framed events whose room the reader keeps between reads (40 bytes each: 1,280 bytes at most).
     static let keptEventCapacity = 32
@@ -308,10 +317,22 @@ final class Session: Sendable {
         do { try await connection.executor.sleep(for: timeout) } catch { return }
         guard gate.isWaiting(connection.id) else { return }
         gate.log("connection \(connection.id) from \(connection.peer): no auth within \(timeout); closing", to: log)
-        close(
+        closeUnauthenticated(
             reason: "auth_timeout",
-            message: "Closing: no successful auth within \(timeout); send {\"method\":\"auth\",\"params\":{\"token\":\"…\"}} first",
-            ending: Self.endingLoggedAlready)
+            message: "Closing: no successful auth within \(timeout); send {\"method\":\"auth\",\"params\":{\"token\":\"…\"}} first")
+    }
+
+    /// Closes a connection that has not authenticated (its deadline passed, or it made room for a newer one): with
+    /// a `closing` notification when everything it was sent has gone out, else at once — a peer without the token
+    /// that does not read what it is sent must not hold its connection (and the memory of the replies) for the
+    /// write timeout. Logged by the caller.
+    func closeUnauthenticated(reason: String, message: String) {
+        guard outbox.isIdle else {
+            stop()
+            connection.close()
+            return
+        }
+        close(reason: reason, message: message, ending: Self.endingLoggedAlready)
     }
 
     /// The ending of a connection whose closing was logged when it was decided (through `AuthGate.log`, which

@@ -97,4 +97,20 @@ import Testing
             #expect(wrong.member("error", "message") == "Unauthorized: wrong token (2 attempts left)")
         }
     }
+
+    @Test("before auth a line may hold 4096 bytes; after auth the server's limit applies")
+    func shortLinesBeforeAuth() async throws {
+        try await withTestServer(configuration: Self.configuration()) { server in
+            let connection = try await server.connect()
+            defer { connection.close() }
+            let note = String(repeating: "a", count: 5000)
+            let long = #"{"jsonrpc":"2.0","id":1,"method":"add","params":{"title":"Dune","note":"\#(note)"}}"#
+            let refused = try await connection.call(long)
+            #expect(refused.member("error", "code") == -32600)
+            #expect(refused.member("error", "message") == "Invalid request: line longer than 4096 bytes; it was discarded")
+            #expect(try await connection.call(Self.authLine).member("result") == .object(JSONObject()))
+            let added = try await connection.call(long.replacingOccurrences(of: #""id":1"#, with: #""id":2"#))
+            #expect(added.member("result", "item", "note") == .string(note))
+        }
+    }
 }

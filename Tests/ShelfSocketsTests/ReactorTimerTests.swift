@@ -29,6 +29,24 @@ struct ReactorTimerTests {
         #expect(timers.takeDue(at: start + .milliseconds(59)).isEmpty)
     }
 
+    @Test("cancelled timers do not pile up in the heap: 10,000 timers scheduled and cancelled leave it small, and the live ones still fire in order")
+    func cancelledDoNotPileUp() {
+        var timers = ReactorTimers()
+        let start = ContinuousClock.now
+        let fired = Mutex<[Int]>([])
+        for offset in [30, 10, 20] {
+            _ = timers.schedule(at: start + .milliseconds(offset)) { fired.withLock { $0.append(offset) } }
+        }
+        for n in 0..<10_000 {
+            let id = timers.schedule(at: start + .seconds(60) + .milliseconds(n)) {}
+            timers.cancel(id)
+        }
+        #expect(timers.count == 3)
+        #expect(timers.heapCount <= 2 * 3 + 1024 + 1)
+        for action in timers.takeDue(at: start + .seconds(1)) { action() }
+        #expect(fired.withLock { $0 } == [10, 20, 30])
+    }
+
     @Test("the epoll timeout for a deadline is rounded up to whole milliseconds, 0 once it has passed")
     func timeoutRoundsUp() {
         #expect(ReactorJobQueue.milliseconds(until: .now - .seconds(1)) == 0)

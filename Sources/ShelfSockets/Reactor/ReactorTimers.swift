@@ -29,8 +29,25 @@ struct ReactorTimers {
     /// Drops the timer `id` if it has not fired. Returns whether it was still pending.
     @discardableResult
     mutating func cancel(_ id: UInt64) -> Bool {
-        actions.removeValue(forKey: id) != nil
+        guard actions.removeValue(forKey: id) != nil else { return false }
+        // Cancelled entries wait in the heap for their deadline (a write timeout's is 60 s away): once they
+        // outnumber the live ones by far, the heap is rebuilt from the live ones, so it stays O(live timers).
+        if heap.count > 2 * actions.count + 1024 { rebuild() }
+        return true
     }
+
+    /// The heap of the pending timers only (Floyd's bottom-up construction, O(n)).
+    private mutating func rebuild() {
+        heap.removeAll { actions[$0.id] == nil }
+        var index = heap.count / 2
+        while index > 0 {
+            index -= 1
+            siftDown(index)
+        }
+    }
+
+    /// Entries in the heap, skipped ones included (for tests).
+    var heapCount: Int { heap.count }
 
     /// The earliest deadline of a pending timer, if any (skipped entries of cancelled timers are dropped on the way).
     mutating func earliest() -> ContinuousClock.Instant? {

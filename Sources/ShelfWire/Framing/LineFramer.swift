@@ -43,8 +43,11 @@ public struct LineFramer: Sendable {
         case telnetReply([UInt8])
     }
 
-    /// The most bytes a line may have, excluding its LF and a dropped CR.
-    public let maxLineBytes: Int
+    /// The most bytes a line may have, excluding its LF and a dropped CR. It may be raised between reads (a
+    /// server lets a connection send longer lines once it has authenticated); the unfinished line keeps counting.
+    public var maxLineBytes: Int {
+        didSet { maxLineBytes = max(0, maxLineBytes) }
+    }
     /// Whether telnet commands are taken out of the stream and answered (a server's side); otherwise 0xFF is data.
     public let answersTelnet: Bool
 
