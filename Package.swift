@@ -26,10 +26,13 @@ let package = Package(
         .target(name: "ShelfServer", dependencies: ["ShelfJSON", "ShelfCore", "ShelfWire", "ShelfSockets"]),
         .target(name: "ShelfClient", dependencies: ["ShelfJSON", "ShelfCore", "ShelfWire", "ShelfSockets"]),
         .target(name: "ShelfCommandLine", dependencies: ["ShelfJSON"]),
+        .target(
+            name: "ShelfLiveView",
+            dependencies: ["ShelfCommandLine", "ShelfClient", "ShelfWire", "ShelfCore", "ShelfJSON", "ShelfSockets"]),
         // The client's command line does not link the server, nor the server's the client.
         .target(
             name: "ShelfCLI",
-            dependencies: ["ShelfCommandLine", "ShelfClient", "ShelfWire", "ShelfCore", "ShelfJSON", "ShelfSockets"]),
+            dependencies: ["ShelfLiveView", "ShelfCommandLine", "ShelfClient", "ShelfWire", "ShelfCore", "ShelfJSON", "ShelfSockets"]),
         .target(
             name: "ShelfdCLI",
             dependencies: ["ShelfCommandLine", "ShelfServer", "ShelfWire", "ShelfCore", "ShelfJSON", "ShelfSockets"]),
@@ -43,6 +46,7 @@ let package = Package(
         .testTarget(name: "ShelfJSONTests", dependencies: ["ShelfJSON", "ShelfTestSupport"]),
         .testTarget(name: "ShelfWireTests", dependencies: ["ShelfJSON", "ShelfCore", "ShelfWire", "ShelfTestSupport"]),
         .testTarget(name: "ShelfServerTests", dependencies: ["ShelfJSON", "ShelfServer", "ShelfClient", "ShelfTestSupport"]),
+        .testTarget(name: "ShelfLiveViewTests", dependencies: ["ShelfLiveView", "ShelfCommandLine", "ShelfTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "ShelfCLITests", dependencies: ["ShelfCLI", "ShelfdCLI", "ShelfCommandLine", "ShelfTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["shelfd", "shelf", "ShelfTestSupport"]),
     ],

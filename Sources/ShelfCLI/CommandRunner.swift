@@ -72,7 +72,7 @@ struct CommandRunner {
             ).run()
             // Each refused row was reported with its line.
             if summary.refused > 0 { return .failure }
-        case .help, .version, .watch:
+        case .help, .version, .watch, .ui:
             break
         }
         return .success

@@ -124,6 +124,9 @@ extension ShelfCommand {
         case "watch":
             try expect(operands, count: 0, name)
             return .watch
+        case "ui":
+            try expect(operands, count: 0, name)
+            return .ui
         case "help":
             if operands.count > 1 { throw UsageError("help takes at most one COMMAND") }
             return .help(topic: operands.first)

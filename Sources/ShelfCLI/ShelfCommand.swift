@@ -31,6 +31,8 @@ public struct ShelfCommand: Equatable, Sendable {
         case ping
         /// `watch`: the list, then each change.
         case watch
+        /// The full-screen live view (`shelf ui`; `shelf` alone on a terminal).
+        case ui
         /// `help [COMMAND]`, `-h`, `--help`.
         case help(topic: String?)
         /// `version`, `--version`.
@@ -94,9 +96,11 @@ public struct ShelfCommand: Equatable, Sendable {
 
     /// Parses `arguments` (without the program name). Options may come before or after the command; `--` ends them.
     /// Each setting comes from the first of: the option, the environment, `config`, the default (README, "shelf").
+    /// - Parameter defaultCommand: the command when none is given (`ui` on a terminal); `nil`: a usage error.
     /// - Throws: `UsageError` for an unknown command or option, a missing or extra operand, a bad address.
     public static func parse(
-        _ arguments: [String], environment: [String: String], config: ShelfConfig = ShelfConfig()
+        _ arguments: [String], environment: [String: String], config: ShelfConfig = ShelfConfig(),
+        defaultCommand: String? = nil
     ) throws(UsageError) -> ShelfCommand {
         var scanner = ArgumentScanner(arguments)
         let serverFromEnvironment = environment["SHELF_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
@@ -187,7 +191,7 @@ public struct ShelfCommand: Equatable, Sendable {
         if tokenSource == implicitToken, implicitToken != nil, !Self.implicitTokenGoes(to: server, config: config) {
             tokenSource = nil
         }
-        guard let name = operands.first else { throw UsageError("no command given") }
+        guard let name = operands.first ?? defaultCommand else { throw UsageError("no command given") }
         do throws(UsageError) {
             let action = try Self.action(name, Array(operands.dropFirst()), options: options)
             let parsed = ShelfCommand(

@@ -2,15 +2,21 @@ import Foundation
 import ShelfClient
 import ShelfCommandLine
 import ShelfCore
+import ShelfLiveView
 import ShelfWire
 
 /// `shelf`'s whole life: parse arguments, run one command against the server, print, exit.
 public enum ShelfMain {
     /// `run(arguments:environment:output:)` with the arguments still as bytes (`CommandArguments.raw`): one that is
     /// not UTF-8 is a usage error (exit 64), not a title full of U+FFFD.
-    public static func run(rawArguments: [[UInt8]], environment: [String: String], output: Output = .standard) async -> Int32 {
+    /// - Parameter interactive: standard input and output are a terminal: no command opens the live view.
+    public static func run(
+        rawArguments: [[UInt8]], environment: [String: String], output: Output = .standard, interactive: Bool = false
+    ) async -> Int32 {
         do {
-            return await run(arguments: try CommandArguments.decode(rawArguments), environment: environment, output: output)
+            return await run(
+                arguments: try CommandArguments.decode(rawArguments), environment: environment, output: output,
+                interactive: interactive)
         } catch {
             let json = rawArguments.prefix(while: { $0 != Array("--".utf8) }).contains(Array("--json".utf8))
             ErrorReport(usage: error, pointer: ShelfHelp.pointer(for: nil)).print(to: output, json: json)
@@ -22,7 +28,10 @@ public enum ShelfMain {
     /// "shelf"): 0 ok; 1 refused by the server, or an ID that matches no item or several (for several ids, the
     /// status of the first that failed); 64 usage; 69 server unreachable, full, gone, or silent past `--timeout`; 75
     /// a conditional change (`--expect`, `--expect-item`) that conflicted; 76 a reply that is not Shelf's protocol.
-    public static func run(arguments: [String], environment: [String: String], output: Output = .standard) async -> Int32 {
+    /// - Parameter interactive: standard input and output are a terminal: no command opens the live view.
+    public static func run(
+        arguments: [String], environment: [String: String], output: Output = .standard, interactive: Bool = false
+    ) async -> Int32 {
         let command: ShelfCommand
         do throws(UsageError) {
             // A config file that cannot be read is reported only for a command that would use it: help and the
@@ -31,13 +40,14 @@ public enum ShelfMain {
             do throws(UsageError) {
                 config = try ShelfConfig.load(environment: environment)
             } catch {
-                let bare = try ShelfCommand.parse(arguments, environment: environment)
+                let bare = try ShelfCommand.parse(arguments, environment: environment, defaultCommand: interactive ? "ui" : nil)
                 switch bare.action {
                 case .help, .version: config = ShelfConfig()
                 default: throw error
                 }
             }
-            command = try ShelfCommand.parse(arguments, environment: environment, config: config)
+            command = try ShelfCommand.parse(
+                arguments, environment: environment, config: config, defaultCommand: interactive ? "ui" : nil)
         } catch {
             // The command line did not parse, so `--json` is looked for as typed (before any `--`).
             let json = arguments.prefix(while: { $0 != "--" }).contains("--json")
@@ -58,6 +68,8 @@ public enum ShelfMain {
         case .watch:
             if let warning = tokenWarning(command) { output.error("shelf: warning: \(warning)") }
             return await watch(command, output: output)
+        case .ui:
+            return await liveView(command, environment: environment, output: output)
         default:
             break
         }
@@ -113,6 +125,17 @@ public enum ShelfMain {
         screen.close()
         withExtendedLifetime(signals) {}
         return status
+    }
+
+    /// Runs the live view on the terminal; refused (exit 64) without one, or on one that cannot move the cursor.
+    private static func liveView(_ command: ShelfCommand, environment: [String: String], output: Output) async -> Int32 {
+        if let refusal = LiveViewApp.refusal(environment: environment) {
+            output.error("shelf: \(refusal)")
+            return ExitCode.usage.rawValue
+        }
+        if let warning = tokenWarning(command) { output.error("shelf: warning: \(warning)") }
+        let repository = NetworkListRepository(address: command.server, timeout: command.timeout) { try token(command) }
+        return await LiveViewApp.run(repository: repository, title: "\(command.server)", environment: environment)
     }
 
     /// What `shelf` says of `error` (after `shelf: `). `5 unauthorized` is said in the command line's terms, not

@@ -1,5 +1,5 @@
-import Dispatch
 import Glibc
+import ShelfCommandLine
 
 /// Turns SIGINT and SIGTERM into an async sequence for `shelf watch`, and ignores SIGPIPE: a server gone away
 /// shows as `EPIPE` on the socket (which also sends with MSG_NOSIGNAL), and `Output.command` ends `shelf` itself
@@ -7,23 +7,15 @@ import Glibc
 final class SignalWatcher {
     /// The signals received, in order.
     let signals: AsyncStream<Int32>
-    private let sources: [any DispatchSourceSignal]
+    private let events: SignalEvents
 
     init(_ watched: [Int32] = [SIGINT, SIGTERM]) {
         signal(SIGPIPE, SIG_IGN)
-        let (stream, sink) = AsyncStream.makeStream(of: Int32.self)
-        signals = stream
-        sources = watched.map { number in
-            // The default action must be off, or the process dies before the source sees the signal.
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { @Sendable in sink.yield(number) }
-            source.resume()
-            return source
-        }
+        events = SignalEvents(watched)
+        signals = events.signals
     }
 
     deinit {
-        for source in sources { source.cancel() }
+        events.cancel()
     }
 }
