@@ -14,9 +14,10 @@ import Testing
     private static let server = "127.0.0.1:7453"
 
     /// A `hello` result as the server sends it.
-    private static func hello(revision: Revision, run: String?) throws -> HelloResult {
+    private static func hello(revision: Revision, run: String?, list: String? = nil) throws -> HelloResult {
         let runMember = run.map { #","run":"\#($0)""# } ?? ""
-        let text = #"{"server":"shelfd","version":"0.1.0","protocol":1,"revision":\#(revision),"auth":"none"\#(runMember)}"#
+        let listMember = list.map { #","list":"\#($0)""# } ?? ""
+        let text = #"{"server":"shelfd","version":"0.1.0","protocol":1,"revision":\#(revision),"auth":"none"\#(runMember)\#(listMember)}"#
         return try ResultDecoding.hello(try JSONParser.parse(Array(text.utf8)))
     }
 
@@ -44,6 +45,17 @@ import Testing
         _ = model.changed(RevisionedChange(revision: 6, change: .added(Self.item(2, "Emma", revision: 6))))
         #expect(model.start(after: try Self.hello(revision: 9, run: "a")) == .resume(since: 6))
         #expect(model.saying(.resume(since: 6)) == nil)
+    }
+
+    @Test("after a restart (another run) on the same stored list, the watch resumes from the revision shown; another list is listed again")
+    func sameListAcrossRestartsResumes() throws {
+        let dune = "2b7e1516-28ae-4d2a-a6f7-15884f3c9e01"
+        var model = WatchModel(server: Self.server)
+        model.listed(revision: 5, items: [Self.item(1, "Dune", revision: 5)],
+                     identity: WatchIdentity(try Self.hello(revision: 5, run: "a", list: dune)))
+        #expect(model.start(after: try Self.hello(revision: 5, run: "b", list: dune)) == .resume(since: 5))
+        #expect(model.start(after: try Self.hello(revision: 5, run: "b", list: "9d1c2e4a-7b3d-4c5e-8f60-1a2b3c4d5e6f"))
+            == .relist(restartedSince: 5))
     }
 
     @Test("a new connection to another run lists again, and says the server restarted since the revision shown")

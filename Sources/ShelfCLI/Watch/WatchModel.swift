@@ -8,19 +8,26 @@ import ShelfCore
 struct WatchIdentity: Sendable, Equatable {
     /// `hello`'s `run`; `nil` from a server that sends none.
     var run: String?
+    /// `hello`'s `list`, the stored list's identity; `nil` from a server that sends none.
+    var list: UUID?
 
     /// The identity `hello` answered.
     init(_ hello: HelloResult) {
         run = hello.run
+        list = hello.listID
     }
 
-    init(run: String?) {
+    init(run: String?, list: UUID? = nil) {
         self.run = run
+        self.list = list
     }
 
-    /// Whether a revision seen under `self` means the same list under `other`. The one place that decides it.
+    /// Whether a revision seen under `self` means the same list under `other` (protocol/PROTOCOL.md §5): the same
+    /// list identity, whether or not the server restarted in between; from a server without list identities, the
+    /// same run. The one place that decides it.
     func continues(in other: WatchIdentity) -> Bool {
-        run == other.run
+        if let list, let otherList = other.list { return list == otherList }
+        return run == other.run
     }
 }
 
