@@ -6,7 +6,8 @@ import ShelfCore
 /// calls these.
 public protocol ListRepository: Sendable {
     /// Opens a connection (a no-op in process).
-    /// - Returns: the identity of the list's server run (`hello`'s `run`): a revision resumes only within one.
+    /// - Returns: the identity of the list (`hello`'s `list`, else its `run` from a server without list identities,
+    ///   protocol/PROTOCOL.md §5): a revision resumes only within one.
     func connect() async throws(RepositoryError) -> String?
     /// Every item, in the list's order, and the revision they were read at.
     func list() async throws(RepositoryError) -> (revision: Revision, items: [Item])

@@ -30,7 +30,9 @@ public actor NetworkListRepository: ListRepository {
         do {
             let client = try await ShelfClient.connect(to: address, token: secret, timeout: timeout)
             self.client = client
-            return try await client.hello().run
+            // The stored list's identity, which outlives restarts; from an older server, its run.
+            let hello = try await client.hello()
+            return hello.listID?.wireString ?? hello.run
         } catch {
             throw Self.repositoryError(error)
         }
