@@ -14,7 +14,7 @@ public enum Mutation: Sendable, Equatable {
     case remove(id: UUID)
     /// `update`: any of the title, author, URL, note and tags in one change (a no-op when nothing differs once
     /// validated).
-    case update(id: UUID, ItemEdit)
+    indirect case update(id: UUID, ItemEdit)
 
     /// The item the mutation changes; `nil` for `add`.
     public var targetID: UUID? {
