@@ -109,17 +109,27 @@ extension CommandRunner {
             output.line("unchanged \(ItemRow.text(item)) (revision \(listRevision)): the note was left empty (shelf edit ID --no-note removes it)")
         case .changed(let note):
             do {
-                var again = self
-                again.client = try await connect()
-                do {
-                    try await again.mutate(
-                        .update(id: item.id, ItemEdit(note: .set(note))), verb: "updated", seenAt: listRevision,
-                        expectItem: command.expectItem ?? item.revision)
-                } catch {
-                    await again.client.close()
-                    throw error
+                // The editor may itself have run `shelf` (as a script might): on a server with few connections, the
+                // one it closed a moment ago may still count, so a full server is tried again a few times.
+                var attempt = 0
+                while true {
+                    attempt += 1
+                    var again = self
+                    again.client = try await connect()
+                    do {
+                        try await again.mutate(
+                            .update(id: item.id, ItemEdit(note: .set(note))), verb: "updated", seenAt: listRevision,
+                            expectItem: command.expectItem ?? item.revision)
+                        await again.client.close()
+                        break
+                    } catch ClientError.server(let rpc) where rpc.knownCode == .tooManyConnections && attempt < 5 {
+                        await again.client.close()
+                        try? await Task.sleep(for: .milliseconds(100 * attempt))
+                    } catch {
+                        await again.client.close()
+                        throw error
+                    }
                 }
-                await again.client.close()
             } catch {
                 // What was typed is not lost with the change: it stays in the file, and the user is told where.
                 if !command.json { output.error("shelf: the note you wrote is kept in \(edited.path)") }
