@@ -218,8 +218,8 @@ final class Outbox: Sendable {
     }
 
     /// How many more bytes of backlog may be queued now (`queueBacklog`): up to half of `maxBytes` in all, so that
-    /// the changes made while a backlog goes out still have room (found by review: a backlog that filled the queue
-    /// had the next change cut the connection off as a slow consumer, and the backlog was lost).
+    /// the changes made while a backlog goes out still have room (a backlog that filled the queue would have the
+    /// next change cut the connection off as a slow consumer, and the backlog lost).
     var backlogRoom: Int {
         state.withLock { $0.overflowed ? 0 : max(0, maxBytes / 2 - $0.noteBytes) }
     }

@@ -61,7 +61,7 @@ extension Session {
                 // A watching connection gets a `changed` line for each of its own changes too, queued behind this
                 // batch's line until it is written: counted with the reply, so they stay under the notification
                 // limit (a watcher reading promptly was cut off as a slow consumer by its own batch of toggles).
-                // Asked per element: a `watch` earlier in the batch starts it (found by an attack run).
+                // Asked per element: a `watch` earlier in the batch starts it.
                 let perChange = feed.isWatching(connection.id) ? 2 : 1
                 // The notification carries the item, not the id.
                 let estimate = Self.estimatedReplyBytes(await list.decidedOutcome(of: submission))

@@ -379,17 +379,17 @@ extension Session {
             let revision = try await list.watch(since: since) { changes, revision in
                 // On the list's actor: nothing is published meanwhile, so the backlog goes into the queue in
                 // revision order, behind what an earlier watch still owes (kept: those are changes the client has
-                // not seen; found by an attack run) and ahead of every live change.
+                // not seen) and ahead of every live change.
                 let sent = outbox.lastNotifiedRevision
                 if let since, since < sent {
                     // Each change goes to a connection once: sent again, it would also come after replies that carry
-                    // later revisions (found by review: a `watch` with `since` behind the connection's own change
-                    // resent it after that change's reply).
+                    // later revisions (a `watch` with `since` behind the connection's own change would resend it after
+                    // that change's reply).
                     refusal.withLock { $0 = Self.alreadySent(since: since, sent: sent, current: revision) }
                     return
                 }
                 // Refused before anything is encoded when even a low estimate does not fit: this runs on the list's
-                // actor, and 10,000 kept changes of 25 KB took 0.65 s to encode (found by an attack run).
+                // actor, where 10,000 kept changes of 25 KB take most of a second to encode.
                 let room = outbox.backlogRoom
                 let lines = Self.estimatedBytes(changes, stoppingAbove: room) <= room
                     ? changes.map { ($0.revision, ServerNotification.changed($0).line) } : nil
