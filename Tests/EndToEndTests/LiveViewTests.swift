@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ShelfTestSupport
 import Testing
 
 /// `shelf ui` run in a pseudo-terminal against a real `shelfd`: keys typed, the screen read back.
@@ -23,13 +24,11 @@ import Testing
         let (ended, sink) = AsyncStream.makeStream(of: Int32?.self)
         process.terminationHandler = { @Sendable ended in sink.yield(ended.terminationStatus) }
         if !process.isRunning { return process.terminationStatus }
-        let timer = Task {
-            try? await Task.sleep(for: timeout)
-            sink.yield(nil)
+        let exited = try? await result(within: timeout) { () -> Int32? in
+            var first = ended.makeAsyncIterator()
+            return await first.next() ?? nil
         }
-        defer { timer.cancel() }
-        var first = ended.makeAsyncIterator()
-        guard let status = await first.next() ?? nil else {
+        guard let status = exited ?? nil else {
             kill(process.processIdentifier, SIGKILL)
             return nil
         }
@@ -89,13 +88,11 @@ import Testing
                 }
             }
         }
-        let timer = Task {
-            try? await Task.sleep(for: timeout)
-            sink.yield(false)
+        let stopped = try? await result(within: timeout) { () -> Bool in
+            var first = stops.makeAsyncIterator()
+            return await first.next() ?? false
         }
-        defer { timer.cancel() }
-        var first = stops.makeAsyncIterator()
-        return await first.next() ?? false
+        return stopped ?? false
     }
 
     private static func count(_ needle: String, in bytes: [UInt8]) -> Int {
