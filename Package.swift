@@ -16,12 +16,7 @@ let package = Package(
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
         .target(name: "ShelfSockets", dependencies: ["CEpoll"]),
         .target(name: "ShelfJSON"),
-        // Release builds skip the run-time exclusivity checks in ShelfCore: they were 3-4% of shelfd's CPU per
-        // pipelined `add` (swift_beginAccess on the ReadingList actor's stored properties, touched only on its
-        // executor). Debug builds, and so every test run, keep them.
-        .target(
-            name: "ShelfCore", dependencies: ["ShelfJSON"],
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+        .target(name: "ShelfCore", dependencies: ["ShelfJSON"]),
         .target(name: "ShelfWire", dependencies: ["ShelfJSON", "ShelfCore"]),
         .target(name: "ShelfServer", dependencies: ["ShelfJSON", "ShelfCore", "ShelfWire", "ShelfSockets"]),
         .target(name: "ShelfClient", dependencies: ["ShelfJSON", "ShelfCore", "ShelfWire", "ShelfSockets"]),

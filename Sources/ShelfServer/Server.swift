@@ -13,7 +13,7 @@ import ShelfWire
 /// The server runs on the event loop (`Reactor.shared`), as its sessions do, and its timers are the loop's: nothing
 /// of it needs the global concurrency pool, whose Dispatch monitor aborts the process (SIGILL) when it cannot open a
 /// file, which is what running out of descriptors means.
-public actor Server {
+@ServingLoop public final class Server {
     enum State {
         case idle
         case running(TCPListener)
@@ -22,7 +22,7 @@ public actor Server {
     }
 
     /// How long `shutdown()` lets sessions finish the replies they owe before closing them hard, in seconds.
-    public static let drainTimeout: Duration = .seconds(4)
+    public nonisolated static let drainTimeout: Duration = .seconds(4)
 
     private let list: ReadingList
     private var configuration: ServerConfiguration
@@ -49,12 +49,20 @@ public actor Server {
     /// With a token: the unauthenticated budget, guess slowdown and their log throttle, shared with every session.
     private let authGate: AuthGate?
     private var runWaiters: [CheckedContinuation<Void, Never>] = []
+    /// What the sessions' deadlines run on.
+    private let clock: any ServerClock
 
     /// A server for `list`, configured by `configuration`, logging to `log`. Nothing listens until `start()`.
     /// - Parameter runID: the run id `hello` reports (protocol/PROTOCOL.md §5): random for every server, so a client
     ///   resuming a `watch` can tell that the server restarted and that a revision may name another list (a
     ///   `--store memory` server starts again from 0, §6). Tests fix it.
-    public init(list: ReadingList, configuration: ServerConfiguration, log: ServerLog, runID: UUID = UUID.random()) {
+    /// - Parameter clock: what the connections' deadlines run on (the idle timeout, the write deadline, the
+    ///   authentication deadline, the linger); the event loop's timers by default, a driven one in tests.
+    public nonisolated init(
+        list: ReadingList, configuration: ServerConfiguration, log: ServerLog, runID: UUID = UUID.random(),
+        clock: any ServerClock = LoopClock()
+    ) {
+        self.clock = clock
         self.list = list
         self.configuration = configuration
         wantedConnections = configuration.maxConnections
@@ -62,11 +70,6 @@ public actor Server {
         self.log = log
         self.runID = runID
         authGate = configuration.token == nil ? nil : AuthGate(configuration: configuration)
-    }
-
-    /// The event loop's serial executor: the accept loop and the session bookkeeping run where the sessions do.
-    public nonisolated var unownedExecutor: UnownedSerialExecutor {
-        Reactor.shared.executor.serial.asUnownedSerialExecutor()
     }
 
     /// Binds and listens.
@@ -84,7 +87,9 @@ public actor Server {
         state = .running(listener)
         // Subscribed before the first connection is accepted, so no watcher can miss a change.
         let feed = self.feed
-        feedSubscription = await list.subscribe { feed.publish($0) }
+        feedSubscription = await list.subscribe { change in
+            ServingLoop.run(feed, change) { feed, change in feed.publish(change) }
+        }
         let failures = StorageFailureLog(log: log)
         await list.onStorageFailure { failures.record($0) }
         return listener.localAddress
@@ -97,8 +102,8 @@ public actor Server {
             finishRun()
             return
         }
-        // Everything the loop awaits (accept, the timers) resumes on the event loop, never on the global pool.
-        await withTaskExecutorPreference(Reactor.shared.executor) { await accept(from: listener) }
+        // Isolated to the loop: everything it awaits (accept, the timers) resumes there, never on the global pool.
+        await accept(from: listener)
         finishRun()
     }
 
@@ -155,15 +160,12 @@ public actor Server {
                         continue
                     }
                     lingeringRefusals += 1
-                    group.addTask(executorPreference: connection.executor) {
-                        await connection.sayLastLine(line, lingering: true)
-                        await self.refusalEnded()
-                    }
+                    group.addTask(executorPreference: Reactor.shared.executor) { await self.refuse(connection, saying: line) }
                     continue
                 }
                 let session = Session(
                     connection: connection, list: list, feed: feed, listCache: listCache, configuration: configuration, log: log,
-                    runID: runID, authGate: authGate, memory: memory)
+                    runID: runID, authGate: authGate, memory: memory, clock: clock)
                 sessions[connection.id] = session
                 if let evicted = authGate?.admit(connection.id), let oldest = sessions[evicted] {
                     authGate?.log(
@@ -173,11 +175,9 @@ public actor Server {
                         reason: "too_many_unauthenticated",
                         message: "Closing: \(configuration.maxUnauthenticated) connections are waiting to authenticate and this one waited longest; authenticate right after connecting")
                 }
-                // On the reactor's event loop: readiness resumes the session where epoll saw it.
-                group.addTask(executorPreference: connection.executor) {
-                    await session.run()
-                    await self.remove(connection.id)
-                }
+                // Preferring the loop as its task executor too: the loop runs the list's jobs with that preference,
+                // so the session's calls to the list (one serial executor) are then switched in place, not queued.
+                group.addTask(executorPreference: Reactor.shared.executor) { await self.serve(session) }
             }
         }
     }
@@ -251,7 +251,7 @@ public actor Server {
         for session in sessions.values { session.stopForShutdown() }
         let executor = Reactor.shared.executor
         let deadline = executor.schedule(after: Self.drainTimeout) { [weak self] in
-            Task(executorPreference: executor) { await self?.closeAll() }
+            Task { @ServingLoop in self?.closeAll() }
         }
         await waitForRun()
         deadline.cancel()
@@ -274,8 +274,30 @@ public actor Server {
     /// a reset, and perhaps not the line.
     static let maxLingeringRefusals = DescriptorBudget.reserve / 4
 
-    private func refusalEnded() {
+    /// Tells a refused connection why, if it takes the line within `Session.lastLineLimit`, then closes it
+    /// gracefully, lingering as long again, so a client that had sent a request gets the line and then a clean end
+    /// of stream (closing with its request unread resets the connection, and `nc` then often showed nothing).
+    private func sayLastLine(_ line: [UInt8], to connection: TCPConnection) async {
+        let closer = clock.schedule(after: Session.lastLineLimit + Session.lastLineLimit) { connection.close() }
+        defer { closer.cancel() }
+        if (try? connection.writeNow(line[...])) != line.count {
+            // The line did not fit at once: a refused peer gets no more than the write that went through.
+            connection.close()
+            return
+        }
+        connection.shutdownWrite()
+        while let bytes = try? await connection.read(), !bytes.isEmpty {}
+        connection.close()
+    }
+
+    private func refuse(_ connection: TCPConnection, saying line: [UInt8]) async {
+        await sayLastLine(line, to: connection)
         lingeringRefusals -= 1
+    }
+
+    private func serve(_ session: Session) async {
+        await session.run()
+        remove(session.connection.id)
     }
 
     private func waitForRun() async {
@@ -302,7 +324,7 @@ public actor Server {
         case .deferUntil(let due):
             let executor = Reactor.shared.executor
             _ = executor.schedule(after: max(.zero, due - .now)) { [weak self] in
-                Task(executorPreference: executor) { await self?.deferredTrimDue() }
+                Task { @ServingLoop in self?.deferredTrimDue() }
             }
         }
     }

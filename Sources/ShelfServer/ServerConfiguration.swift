@@ -51,8 +51,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// other connections first. Not a flag: tests make it tiny, so that a fast sender fills every read.
     var readChunkBytes = 65_536
     /// How long one write may wait for the peer to read before the connection is closed and logged as `write timed
-    /// out` (protocol/PROTOCOL.md §10). Not a flag: tests make it short. Default `Session.writeTimeout`, 60 s.
-    var writeTimeout = Session.writeTimeout
+    /// out` (protocol/PROTOCOL.md §10). Not a flag: tests make it short. Default 60 s.
+    var writeTimeout: Duration = .seconds(60)
 
     /// The default `maxMemoryBytes`: 256 MiB. Room for 32 connections with full 8 MiB outbound queues, or 256
     /// unfinished lines of the 1 MiB maximum, which a household or LAN server never needs at once, while a 2-core

@@ -2,101 +2,189 @@ import Foundation
 import ShelfCore
 import ShelfJSON
 import ShelfWire
-import Synchronization
 
 extension Session {
-    /// Produces one response when the writer gets to it; `nil` for a notification.
-    typealias Answer = nonisolated(nonsending) @Sendable () async -> Encoded?
+    /// One request of a line, decoded once (its method call too) when the line is read.
+    struct Request {
+        let id: RequestID?
+        let call: Result<MethodCall, RPCError>
+        /// The method asked for, when the request named one (for the check before `auth`).
+        let method: String?
 
-    /// Queues the reply job for one framed line, then carries the request out, in arrival order: a mutation is
-    /// submitted to the list (its answer is collected by the writer); any other request first waits until this
-    /// connection's earlier mutations are answered, then runs and is encoded at once — so it sees exactly the
-    /// connection's earlier changes, never a later one.
-    /// The reader holds one `window` slot for the request; whoever answers it gives the slot back.
-    nonisolated(nonsending) func handle(_ event: LineFramer.Event, context: inout ReaderContext, window: RequestWindow) async {
-        switch event {
+        init(_ element: IncomingMessage.IncomingRequest) {
+            switch element {
+            case .invalid(let error, let id): (self.id, call, method) = (id, .failure(error), nil)
+            case .call(let id, let call): (self.id, self.call, method) = (id, .success(call), call.methodName)
+            case .request(let request): (id, call, method) = (request.id, MethodCall.decode(request), request.method)
+            }
+        }
+
+        /// The mutation it asks for, when it is one the reader may group with others (`submitRun`).
+        var plainMutation: ReadingList.Request? {
+            guard case .success(.mutate(let mutation, let expect, let expectItem)) = call else { return nil }
+            return ReadingList.Request(mutation, expect: expect, expectItem: expectItem)
+        }
+    }
+
+    /// Carries out the request (or the run of mutations, or the batch) at the front of `incoming`, in order, each
+    /// with its reply slot.
+    /// - Returns: how many entries of `incoming` it consumed.
+    func handle(_ incoming: ArraySlice<Incoming>) async -> Int {
+        guard let first = incoming.first else { return 0 }
+        switch first {
         case .tooLong(let limit):
+            await waitForRoom()
             let error = RPCError(.invalidRequest, "Invalid request: line longer than \(limit) bytes; it was discarded")
-            let line = Self.line(Self.encode(RPCResponse(id: .null, outcome: .failure(error))).json)
-            outbox.push { Outbox.Reply(line: line, revision: nil, held: 0) }
+            appendReady(Self.reply(.null, .failure(error)))
         case .telnetReply(let bytes):
             // Held against the reply budget like any reply: a peer that sends DO after DO and reads nothing must
             // not make the server queue refusals without bound.
-            guard await outbox.holdReplyBytes(bytes.count) else { return refuseForMemory(context: &context) }
-            outbox.push { Outbox.Reply(line: bytes, revision: nil, held: bytes.count) }
-        case .line(let bytes):
-            switch IncomingMessage.decodeCall(line: bytes) {
-            case .single(let element):
-                if outbox.beginDirectWrite() {
-                    await answerDirectly(element, context: &context, window: window)
-                } else {
-                    await answerQueued(element, context: &context)
+            await waitForRoom()
+            appendReady(.raw(bytes))
+        case .batch(let requests):
+            await answerBatch(requests)
+        case .request(let request):
+            let run = mutationRun(incoming)
+            if run > 1 {
+                await submitRun(incoming.prefix(run))
+                return run
+            }
+            await waitForRoom()
+            guard canServe else { return 1 }
+            let slot = replies.append(reserving: Self.heldIDBytes(request.id))
+            let carried = await carryOut(request, slot: slot)
+            if carried.overCeiling { refuseForMemory() }
+        }
+        return 1
+    }
+
+    /// The longest run (at most 64, and at most the request window) of single, plain mutations at the front of
+    /// `incoming`, on an authenticated connection: they go to the list in one call.
+    private func mutationRun(_ incoming: ArraySlice<Incoming>) -> Int {
+        guard authenticated else { return 0 }
+        var count = 0
+        for entry in incoming.prefix(min(64, configuration.maxPendingRequests)) {
+            // A large id counts against the reply budget, which only the one-at-a-time path holds.
+            guard case .request(let request) = entry, request.plainMutation != nil, Self.heldIDBytes(request.id) == 0 else { break }
+            count += 1
+        }
+        return count
+    }
+
+    /// Submits a run of mutations in one call to the list, one slot each, in order: the same answers and order as
+    /// one at a time, with one actor call.
+    private func submitRun(_ run: ArraySlice<Incoming>) async {
+        await waitForRoom(slots: run.count)
+        // The client may have vanished meanwhile: its requests are dropped, not run for nobody (PROTOCOL.md §1).
+        guard canServe else { return }
+        var requests: [ReadingList.Request] = []
+        var ids: [RequestID?] = []
+        requests.reserveCapacity(run.count)
+        ids.reserveCapacity(run.count)
+        for case .request(let request) in run {
+            guard let mutation = request.plainMutation else { continue }
+            requests.append(mutation)
+            ids.append(request.id)
+        }
+        let first = replies.append()
+        for _ in 1..<requests.count { _ = replies.append() }
+        let submissions = await list.submitAll(requests)
+        for (offset, submission) in submissions.enumerated() {
+            await answer(submission, id: ids[offset], slot: first + ReplyQueue.Slot(offset))
+        }
+    }
+
+    /// What carrying out one request left for its caller to account.
+    struct Carried {
+        /// Bytes of its reply made now (0 for a change's, made once it is saved).
+        var encodedBytes = 0
+        /// A mutation's submission.
+        var submission: Submission?
+        /// The server's memory ceiling refused its reply (`listReply`): nothing is sent, and the session closes.
+        var overCeiling = false
+    }
+
+    /// Carries out one request and fills its slot (or its part of a batch's slot), now or once it is saved.
+    func carryOut(_ request: Request, slot: ReplyQueue.Slot, part: Int? = nil) async -> Carried {
+        if !authenticated, let method = request.method, !Self.allowedBeforeAuth.contains(method) {
+            return fill(slot, part: part, Self.reply(request.id, .failure(Self.unauthorized)))
+        }
+        let call: MethodCall
+        switch request.call {
+        case .failure(let error): return fill(slot, part: part, Self.reply(request.id, .failure(error)))
+        case .success(let decoded): call = decoded
+        }
+        switch call {
+        case .mutate(let mutation, let expect, let expectItem):
+            let submission = await list.submit(mutation, expect: expect, expectItem: expectItem)
+            await answer(submission, id: request.id, slot: slot, part: part)
+            return Carried(submission: submission)
+        case .auth(let token):
+            return fill(slot, part: part, Self.reply(request.id, await authenticate(token)))
+        default:
+            // A read sees exactly the connection's earlier changes, never a later one.
+            if let ticket = lastPendingTicket {
+                await list.settle(ticket)
+                lastPendingTicket = nil
+            }
+            // A read sent as a notification could only be thrown away: it does nothing.
+            guard let id = request.id else { return fill(slot, part: part, .nothing) }
+            switch call {
+            case .list(let query):
+                guard let encoded = await listReply(id: id, query: query) else {
+                    fill(slot, part: part, with: .nothing)
+                    return Carried(overCeiling: true)
                 }
-            case .batch(let elements):
-                await answerBatch(elements, context: &context)
+                adoptCharge(encoded.charged)
+                return fill(slot, part: part, .json(encoded.json, revision: encoded.revision))
+            case .watch(let since):
+                let (outcome, revision, backlogBytes) = await watch(since: since)
+                var carried = fill(slot, part: part, Self.reply(id, outcome, revision: revision))
+                // The backlog goes out just before the reply: a batch counts it with the reply.
+                carried.encodedBytes += backlogBytes
+                return carried
+            default:
+                let (outcome, revision) = await run(call)
+                return fill(slot, part: part, Self.reply(id, outcome, revision: revision))
             }
         }
     }
 
-    // The two paths below are functions of their own, never inlined into `handle`: an async function's frame
-    // holds every path's values, and a session keeps the deepest frame stack it ever had for as long as it lives.
+    private func fill(_ slot: ReplyQueue.Slot, part: Int?, _ reply: ReplyQueue.Reply) -> Carried {
+        fill(slot, part: part, with: reply)
+        return Carried(encodedBytes: reply.heldBytes)
+    }
 
-    /// Queues the reply job for one request behind the replies owed before it, then carries it out.
-    @inline(never)
-    private nonisolated(nonsending) func answerQueued(_ element: IncomingMessage.IncomingRequest, context: inout ReaderContext) async {
-        let promise = ReplyPromise<(Answer, Int)>()
-        outbox.push {
-            let (answer, held) = await promise.value
-            return await answer()?.reply(held: held)
-        }
-        await outbox.waitForRoom()
-        let idBytes = Self.heldIDBytes(element.id)
-        if idBytes > 0, !(await outbox.holdReplyBytes(idBytes)) {
-            refuseForMemory(context: &context)
-            return promise.fulfil(({ nil }, 0))
-        }
-        // The client may have vanished while the reader waited: its requests are dropped, not run for nobody
-        // (protocol/PROTOCOL.md §1).
-        guard outbox.writeFailure == nil else {
-            outbox.releaseReplyBytes(idBytes)
-            return promise.fulfil(({ nil }, 0))
-        }
-        let prepared = await prepare(element, context: &context)
-        // A peer that sends requests without reading the replies must not make the server buffer without
-        // bound: past the budget the reader waits for the writer (and TCP pushes back on the peer). A read's
-        // encoded reply includes the id held above: only the rest is added. A change's reply is made later and
-        // holds nothing here, so a change carried out is never refused its reply.
-        let more = max(0, prepared.encodedBytes - idBytes)
-        guard !prepared.overCeiling,
-            await outbox.holdReplyBytes(more, alreadyHeld: idBytes, precharged: prepared.charged)
-        else {
-            outbox.releaseReplyBytes(idBytes)
-            refuseForMemory(context: &context)
-            return promise.fulfil(({ nil }, 0))
-        }
-        promise.fulfil((makeAnswer(for: prepared), idBytes + more))
+    /// A reply known when its line is read, in a slot of its own.
+    private func appendReady(_ reply: ReplyQueue.Reply) {
+        replies.append(reply)
+        scheduleFlush()
     }
 
     /// The server's memory ceiling refused this connection a reply (protocol/PROTOCOL.md §10): the reply is dropped,
-    /// reading stops, and after the replies it is owed the connection gets `closing` (`memory_limit`) and closes,
-    /// as when its read asks for more than the ceiling leaves.
-    func refuseForMemory(context: inout ReaderContext) {
-        context.keepReading = false
-        if let memory { closeForMemory(memory) }
+    /// nothing more it sent is carried out, and after the replies it is owed it gets `closing` (`memory_limit`).
+    func refuseForMemory() {
+        discardsRequests = true
+        closeForMemory()
+    }
+
+    /// The reply for `outcome`, or nothing for a notification.
+    nonisolated static func reply(_ id: RequestID?, _ outcome: Result<JSONValue, RPCError>, revision: Revision? = nil) -> ReplyQueue.Reply {
+        guard let id else { return .nothing }
+        return .json(JSONWriter.encode(RPCResponse(id: id, outcome: outcome).json), revision: revision)
     }
 
     /// About how many bytes the reply to a mutation with `outcome` takes, before it is made: its item as JSON
-    /// (`Item.jsonByteCount`, every member) and 128 bytes for the envelope and the revision (the request's id, which
-    /// is echoed too, is bounded by the line it came in); 256 for an error or a reply without an item.
-    static func estimatedReplyBytes(_ outcome: Result<MutationResult, ReadingListError>?) -> Int {
+    /// (`Item.jsonByteCount`, every member) and 128 bytes for the envelope and the revision; 256 for an error or a
+    /// reply without an item.
+    nonisolated static func estimatedReplyBytes(_ outcome: Result<MutationResult, ReadingListError>?) -> Int {
         guard case .success(let result)? = outcome, let item = result.item else { return 256 }
         return 128 + item.jsonByteCount
     }
 
     /// The bytes a request's id takes in its reply when it is 1 KiB or more, and so counts against the reply budget
-    /// on its own; 0 for a smaller one (bounded by the request window). A reply waiting for the writer keeps its id:
-    /// a client that pipelined a thousand changes with 1 MB ids without reading held a gigabyte.
-    static func heldIDBytes(_ id: RequestID?) -> Int {
+    /// while its request waits; 0 for a smaller one (bounded by the request window).
+    nonisolated static func heldIDBytes(_ id: RequestID?) -> Int {
         let bytes: Int
         switch id {
         case .string(let text)?: bytes = text.utf8.count + 2
@@ -106,111 +194,15 @@ extension Session {
         return bytes >= 1024 ? bytes : 0
     }
 
-    /// One carried-out request: the closure that produces its response (`nil` for a notification), and how many
-    /// bytes of it are already encoded (held against the reply budget until written).
-    struct Prepared {
-        /// The closure, read only through `makeAnswer(for:)`; for a mutation `Session.madeLater`, as
-        /// `makeAnswer(for:)` makes its closure from `mutation` only when the writer needs one: a reply written
-        /// directly needs none, and that saves it an allocation.
-        fileprivate var answer: Answer
-        var encodedBytes = 0
-        /// Bytes of the reply charged to the server's memory account as it was made (`Encoded.charged`).
-        var charged = 0
-        /// True when the memory ceiling refused the reply as it was made (`listReply`): nothing is to be sent,
-        /// and the session closes (`refuseForMemory`).
-        var overCeiling = false
-        /// A mutation's submission, and the id its reply carries (`nil` for a notification).
-        var mutation: (submission: Submission, id: RequestID?)?
-    }
-
-    /// A mutation's `Prepared.answer`, never called (`makeAnswer(for:)` does not return it for a mutation): a
-    /// closure without context, so storing it allocates nothing.
-    private static let madeLater: Answer = { nil }
-
-    /// The closure that produces `prepared`'s response: its own, or for a mutation one that waits for the list's
-    /// answer to it and encodes that.
-    func makeAnswer(for prepared: Prepared) -> Answer {
-        guard let (submission, id) = prepared.mutation else { return prepared.answer }
-        let list = self.list
-        return {
-            let outcome = await list.outcome(of: submission)
-            guard let id else { return nil }
-            return Self.encode(id: id, mutation: outcome)
-        }
-    }
-
-    /// Carries out one request.
-    nonisolated(nonsending) func prepare(_ element: IncomingMessage.IncomingRequest, context: inout ReaderContext) async -> Prepared {
-        switch element {
-        case .invalid(let error, let id):
-            return Self.answer(id, .failure(error))
-        case .call(let id, let call):
-            if !context.authenticated, !Self.allowedBeforeAuth.contains(call.methodName) {
-                return Self.answer(id, .failure(Self.unauthorized))
-            }
-            return await prepare(call, id: id, context: &context)
-        case .request(let request):
-            if !context.authenticated, !Self.allowedBeforeAuth.contains(request.method) {
-                return Self.answer(request.id, .failure(Self.unauthorized))
-            }
-            switch MethodCall.decode(request) {
-            case .failure(let error):
-                return Self.answer(request.id, .failure(error))
-            case .success(let call):
-                return await prepare(call, id: request.id, context: &context)
-            }
-        }
-    }
-
     /// The methods a connection may call before `auth` when the server has a token.
-    static let allowedBeforeAuth = ["hello", "ping", "auth"]
+    nonisolated static let allowedBeforeAuth = ["hello", "ping", "auth"]
 
     /// The error for any other request before `auth` (protocol/PROTOCOL.md §12).
-    static let unauthorized = RPCError(.unauthorized, "Unauthorized: authenticate first with {\"method\":\"auth\",\"params\":{\"token\":\"…\"}}")
-
-    /// Carries out one typed request.
-    private nonisolated(nonsending) func prepare(_ call: MethodCall, id: RequestID?, context: inout ReaderContext) async -> Prepared {
-        switch call {
-        case .mutate(let mutation, let expect, let expectItem):
-            let submission = await list.submit(mutation, expect: expect, expectItem: expectItem)
-            if case .pending(let ticket) = submission { context.lastPendingTicket = ticket }
-            return Prepared(answer: Self.madeLater, mutation: (submission, id))
-        case .auth(let token):
-            return Self.answer(id, await authenticate(token, context: &context))
-        default:
-            if let ticket = context.lastPendingTicket {
-                await list.settle(ticket)
-                context.lastPendingTicket = nil
-            }
-            // A read sent as a notification could only be thrown away: it does nothing (a `watch` needs an id to
-            // deliver its backlog).
-            guard let id else { return Prepared(answer: { nil }) }
-            var encoded: Encoded
-            // A watch's backlog is queued as notifications, written before its reply: held with it.
-            var backlogBytes = 0
-            if case .list(let query) = call {
-                guard let reply = await listReply(id: id, query: query) else {
-                    return Prepared(answer: { nil }, overCeiling: true)
-                }
-                encoded = reply
-            } else if case .watch(let since) = call {
-                (encoded, backlogBytes) = await watchReply(id: id, since: since)
-            } else {
-                let (outcome, revision) = await run(call)
-                encoded = Self.encode(RPCResponse(id: id, outcome: outcome), revision: revision)
-            }
-            let bytes = encoded.json.count + backlogBytes
-            // Handed over, not copied: the line is then made in place, and once written nothing holds the bytes (a
-            // copy held by this closure doubled what a connection holds for a large `list` or `watch` backlog).
-            let charged = encoded.charged
-            let once = EncodedOnce(encoded)
-            return Prepared(answer: { once.take() }, encodedBytes: bytes, charged: charged)
-        }
-    }
+    nonisolated static let unauthorized = RPCError(.unauthorized, "Unauthorized: authenticate first with {\"method\":\"auth\",\"params\":{\"token\":\"…\"}}")
 
     /// Checks `token` (protocol/PROTOCOL.md §12): first waits for this peer address's slot when it has been
     /// guessing (`GuessThrottle`), then compares; the third wrong token in a row closes the connection.
-    private nonisolated(nonsending) func authenticate(_ token: String, context: inout ReaderContext) async -> Result<JSONValue, RPCError> {
+    private func authenticate(_ token: String) async -> Result<JSONValue, RPCError> {
         guard let check = tokenCheck, let gate = authGate else { return .success(MethodResult.empty.json) }
         let address = AuthGate.address(ofPeer: connection.peer)
         guard let slot = gate.slot(for: address) else {
@@ -225,20 +217,20 @@ extension Session {
                 try await connection.executor.sleep(until: slot)
             } catch {
                 // The connection is closing (its auth deadline, say): nothing is checked for it any more.
-                context.keepReading = false
+                discardsRequests = true
                 return .failure(RPCError(.unauthorized, "Unauthorized: the connection is closing"))
             }
         }
         if check.matches(token) {
-            context.authenticated = true
-            context.failedAuthAttempts = 0
+            authenticated = true
+            failedAuthAttempts = 0
             gate.authenticated(connection.id, address: address)
             return .success(MethodResult.empty.json)
         }
-        context.failedAuthAttempts += 1
-        let left = TokenCheck.maxFailures - context.failedAuthAttempts
+        failedAuthAttempts += 1
+        let left = TokenCheck.maxFailures - failedAuthAttempts
         if left <= 0 {
-            context.keepReading = false
+            discardsRequests = true
             gate.log("connection \(connection.id) from \(connection.peer): \(TokenCheck.maxFailures) failed auth attempts; closing", to: log)
             return .failure(RPCError(.unauthorized, "Unauthorized: wrong token; closing after \(TokenCheck.maxFailures) failed attempts"))
         }
@@ -265,9 +257,9 @@ extension Session {
         case .unwatch:
             // Removed on the actor, as `watch` adds: changes published between a removal here and a revision read
             // there were neither sent nor left out of the reply's revision.
-            let feed = self.feed
-            let id = connection.id
-            let revision = await list.unwatch { feed.remove(id) }
+            let revision = await list.unwatch { [feed, id = connection.id] in
+                ServingLoop.run(feed, id) { feed, id in feed.remove(id) }
+            }
             return (.success(MethodResult.revision(revision).json), revision)
         case .mutate, .auth, .list, .watch:
             return (.failure(RPCError(.internalError, "Internal error: request routed to the wrong handler")), nil)
@@ -343,66 +335,41 @@ extension Session {
     }
 
     /// Above this many items a `list` reply is encoded off the event loop.
-    static let largeListItems = 2000
+    nonisolated static let largeListItems = 2000
 
     /// Above this much work (`ItemQuery.estimatedWork(over:)`, bytes compared) a search runs off the event loop:
     /// about a tenth of a millisecond of a linear search in a release build.
-    static let loopSearchBytes = 256 << 10
+    nonisolated static let loopSearchBytes = 256 << 10
 
-    /// The size from which a read's reply is charged to the server's memory account within its ceiling even when it
-    /// is written directly (`finishDirectWrite`), and a `list` reply as it is made: 64 KiB, the size from which a
-    /// direct write counts against the reply budget at all. Smaller direct replies are bounded by the request window
-    /// and charge nothing, so the common small request costs no atomic operation.
-    static let checkedReplyBytes = heldDirectBytes
+    /// The size from which a `list` reply is charged to the server's memory account within its ceiling as it is
+    /// made: 64 KiB. Smaller replies are bounded by the request window and charged when the round's flush settles
+    /// the budget, so the common small request costs no atomic operation of its own.
+    nonisolated static let checkedReplyBytes = 64 << 10
 
     /// Starts (or restarts) watching (protocol/PROTOCOL.md §6): the retained changes after `since` are queued as
     /// `changed` notifications, and the reply carries the revision they reach, so they go out before it, in
     /// revision order with everything else this connection is sent; live changes follow.
-    /// - Returns: the reply, and the bytes of the backlog queued ahead of it.
-    private func watchReply(id: RequestID, since: Revision?) async -> (Encoded, backlogBytes: Int) {
-        let (outcome, revision, backlogBytes) = await watch(since: since)
-        return (Self.encode(RPCResponse(id: id, outcome: outcome), revision: revision), backlogBytes)
-    }
-
+    /// - Returns: the outcome, the revision the reply carries, and the bytes of backlog queued ahead of it.
     private func watch(since: Revision?) async -> (Result<JSONValue, RPCError>, Revision?, backlogBytes: Int) {
-        let connection = self.connection
-        // The writer may be stuck in a write to a peer that stopped reading: close it after a grace second anyway.
-        let watcher = ChangeFeed.Watcher(
-            outbox: outbox, overflowed: { connection.close(after: .seconds(1)) },
-            flush: { [self] in flushNotifications() })
-        let feed = self.feed
-        let id = connection.id
-        let outbox = self.outbox
-        let refusal = Mutex<RPCError?>(nil)
-        let backlogBytes = Mutex(0)
+        watchStart = nil
         do {
-            let revision = try await list.watch(since: since) { changes, revision in
-                // On the list's actor: nothing is published meanwhile, so the backlog goes into the queue in
-                // revision order, behind what an earlier watch still owes (kept: those are changes the client has
-                // not seen) and ahead of every live change.
-                let sent = outbox.lastNotifiedRevision
-                if let since, since < sent {
-                    // Each change goes to a connection once: sent again, it would also come after replies that carry
-                    // later revisions (a `watch` with `since` behind the connection's own change would resend it after
-                    // that change's reply).
-                    refusal.withLock { $0 = Self.alreadySent(since: since, sent: sent, current: revision) }
-                    return
+            let revision = try await list.watch(since: since) { [weak self] changes, revision in
+                // On the list's actor: registered before anything more is published, so no change is missed.
+                ServingLoop.run(self, WatchStart(since: since, backlog: changes, revision: revision)) { session, start in
+                    session?.beginWatch(start)
                 }
-                // Refused before anything is encoded when even a low estimate does not fit: this runs on the list's
-                // actor, where 10,000 kept changes of 25 KB take most of a second to encode.
-                let room = outbox.backlogRoom
-                let lines = Self.estimatedBytes(changes, stoppingAbove: room) <= room
-                    ? changes.map { ($0.revision, ServerNotification.changed($0).line) } : nil
-                guard let lines, outbox.queueBacklog(lines) else {
-                    refusal.withLock { $0 = Self.backlogTooLarge(since: since ?? revision, maxBytes: outbox.maxBytes, current: revision) }
-                    return
-                }
-                let queued = lines.reduce(0) { $0 + $1.1.count }
-                backlogBytes.withLock { $0 = queued }
-                feed.add(id, watcher)
             }
-            if let refused = refusal.withLock({ $0 }) { return (.failure(refused), revision, 0) }
-            return (.success(MethodResult.revision(revision).json), revision, backlogBytes.withLock { $0 })
+            guard let start = watchStart else { return (.failure(RPCError(.internalError, "Internal error: the watch was not registered")), revision, 0) }
+            watchStart = nil
+            if let refusal = start.refusal { return (.failure(refusal), revision, 0) }
+            // Encoded here, out of the list's turn; the reply is behind them in the reply queue, and the notification
+            // queue puts them ahead of any live change queued meanwhile.
+            let lines = start.backlog.map { ($0.revision, ServerNotification.changed($0).line) }
+            guard queueBacklog(lines) else {
+                feed.remove(connection.id)
+                return (.failure(Self.backlogTooLarge(since: since ?? revision, maxBytes: configuration.maxOutboundBytes, current: revision)), revision, 0)
+            }
+            return (.success(MethodResult.revision(revision).json), revision, lines.reduce(0) { $0 + $1.1.count })
         } catch {
             // Like a conflict, `6 compacted` carries the current revision: what an earlier watch still owes up to
             // it goes out first, so a client that lists and watches from there gets nothing older afterwards.
@@ -411,9 +378,34 @@ extension Session {
         }
     }
 
+    /// A watch's start, as the list handed it over inside `watch(since:register:)`.
+    struct WatchStart: Sendable {
+        let since: Revision?
+        let backlog: [RevisionedChange]
+        let revision: Revision
+        var refusal: RPCError?
+    }
+
+    /// Registers the watch, or refuses it: a backlog that starts below what this connection was already sent would
+    /// send a change twice; one that cannot fit would cut the connection off. Checked by a low estimate, before
+    /// anything is encoded: this runs in the list's turn.
+    private func beginWatch(_ start: WatchStart) {
+        var start = start
+        let sent = notifications.lastQueuedRevision
+        let room = notifications.backlogRoom
+        if let since = start.since, since < sent {
+            start.refusal = Self.alreadySent(since: since, sent: sent, current: start.revision)
+        } else if Self.estimatedBytes(start.backlog, stoppingAbove: room) > room {
+            start.refusal = Self.backlogTooLarge(since: start.since ?? start.revision, maxBytes: configuration.maxOutboundBytes, current: start.revision)
+        } else {
+            feed.add(self)
+        }
+        watchStart = start
+    }
+
     /// `6 compacted` for a `watch` whose `since` is below `sent`, the last change already sent or queued as a
     /// notification on this connection: each change goes to a connection once (protocol/PROTOCOL.md §6).
-    static func alreadySent(since: Revision, sent: Revision, current: Revision) -> RPCError {
+    nonisolated static func alreadySent(since: Revision, sent: Revision, current: Revision) -> RPCError {
         RPCError(
             .compacted,
             "Changes up to revision \(sent) were already sent on this connection; watch from revision \(sent) or later "
@@ -426,7 +418,7 @@ extension Session {
     /// "changed","params":{"revision":N,"change":{"kind":"added","item":…}}}` and its LF take 95 bytes and more), 120 for a
     /// `removed` line (133 at revision 1). Stops counting once past `limit`, so a backlog that cannot fit costs no
     /// more than the room it is measured against.
-    static func estimatedBytes(_ changes: [RevisionedChange], stoppingAbove limit: Int = .max) -> Int {
+    nonisolated static func estimatedBytes(_ changes: [RevisionedChange], stoppingAbove limit: Int = .max) -> Int {
         var bytes = 0
         for change in changes {
             switch change.change {
@@ -439,7 +431,7 @@ extension Session {
     }
 
     /// `6 compacted` for a `watch` whose backlog after `since` is more than the connection may queue (`maxBytes`).
-    static func backlogTooLarge(since: Revision, maxBytes: Int, current: Revision) -> RPCError {
+    nonisolated static func backlogTooLarge(since: Revision, maxBytes: Int, current: Revision) -> RPCError {
         RPCError(
             .compacted,
             "The changes after revision \(since) are more than this connection may queue at once (half of \(maxBytes) "
@@ -447,10 +439,4 @@ extension Session {
             extra: [("revision", .number(JSONNumber(current)))])
     }
 
-    /// An answer known now: encoded at once, or nothing for a notification.
-    static func answer(_ id: RequestID?, _ outcome: Result<JSONValue, RPCError>) -> Prepared {
-        guard let id else { return Prepared(answer: { nil }) }
-        let encoded = encode(RPCResponse(id: id, outcome: outcome))
-        return Prepared(answer: { encoded }, encodedBytes: encoded.json.count)
-    }
 }

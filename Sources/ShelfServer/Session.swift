@@ -2,17 +2,14 @@ import Foundation
 import ShelfCore
 import ShelfSockets
 import ShelfWire
-import Synchronization
 
-/// One client connection: reads request lines, hands them to the `ReadingList` in arrival order, and writes the
-/// replies in the same order (pipelining; shared/design.md, invariant 7), interleaved with `changed`
-/// notifications when the connection watches.
-///
-/// Two tasks: the reader frames lines, decodes them, queues one reply job per request on the `Outbox` and then
-/// carries the request out (so the list sees one connection's requests in order; a read first waits for the
-/// connection's earlier saves); the writer runs the jobs in order and writes their replies. A session never throws:
-/// whatever the peer does ends, at worst, this session alone.
-final class Session: Sendable {
+/// One client connection, served on the event loop (`ServingLoop`): its reader frames lines, decodes each once and
+/// carries the requests out in arrival order, appending one `ReplyQueue` slot per request; the list fills the slots
+/// of saved changes (`receive`); once per loop round the session flushes, writing the front slots that are ready,
+/// each after the notifications it must follow (shared/design.md, invariant 7; protocol/PROTOCOL.md, "Ordering").
+/// The session is the socket's only writer; what the socket does not take waits for writability, with no task.
+/// A session never throws: whatever the peer does ends, at worst, this session alone.
+@ServingLoop final class Session {
     let connection: TCPConnection
     let list: ReadingList
     let feed: ChangeFeed
@@ -21,31 +18,84 @@ final class Session: Sendable {
     let log: ServerLog
     /// The server's run id, for `hello`.
     let runID: UUID
-    let outbox: Outbox
-    /// The server-wide account of memory held for peers (`--max-memory-bytes`): the framer's unfinished line and
-    /// the outbox's queued bytes are charged to it.
+    /// The server-wide account of memory held for peers (`--max-memory-bytes`).
     let memory: MemoryAccount?
     /// Set when the server has a token: requests other than `hello`, `ping` and `auth` need `auth` first.
     let tokenCheck: TokenCheck?
     /// The server's authentication budget and guess slowdown; set exactly when `tokenCheck` is.
     let authGate: AuthGate?
-    private let reader = Mutex<ReaderState>(ReaderState())
-    /// When the peer last sent anything (for `--idle-timeout`).
-    private let lastActivity = Mutex<ContinuousClock.Instant>(.now)
-    /// The mutation whose save holds the direct write, while the list has not answered it: at most one at a time
-    /// (`Session+DirectWrite.swift`). The session itself is the list's receiver for it, so waiting costs no
-    /// allocation per request.
-    let awaitedAnswer = Mutex<AwaitedAnswer?>(nil)
+    let clock: any ServerClock
 
-    private struct ReaderState {
-        var task: Task<Void, Never>?
-        var stopRequested = false
+    /// Whether `auth` succeeded (always true without a token).
+    var authenticated: Bool
+    /// Failed `auth` attempts so far; at `TokenCheck.maxFailures` the connection is closed.
+    var failedAuthAttempts = 0
+    /// The ticket of this connection's latest mutation still being saved, which the next read must wait for.
+    var lastPendingTicket: UInt64?
+    /// True once the reader must stop reading: the session is closing, or was told to stop. Requests already read
+    /// are still carried out.
+    private(set) var stopsReading = false
+    /// True once nothing more the peer sent is carried out (too many failed `auth`s, the memory ceiling).
+    var discardsRequests = false
+    /// The watch being started, between the list's `register` and the reply (`watch(since:)`).
+    var watchStart: WatchStart?
+    private var reader: Task<Void, Never>?
+    /// The reader, parked until the window and the budget have room (`waitForRoom`).
+    private var roomWaiter: CheckedContinuation<Void, Never>?
+    private var lastActivity: ContinuousClock.Instant
+
+    var replies = ReplyQueue()
+    var notifications: ChangeNotificationQueue
+    private var budget: OutboundBudget
+    /// Bytes handed to the socket that it has not taken yet: written first, when it can take more.
+    private var unsent: ArraySlice<UInt8> = []
+    private var flushScheduled = false
+    /// Mutations whose change is being saved, in submission order (the list answers them in that order), and where
+    /// their answers go.
+    private var awaited: [AwaitedAnswer] = []
+    private var awaitedHead = 0
+    private(set) var phase = Phase.open
+    /// `run()`, parked until everything owed is written (`isDrained`).
+    private var drainWaiter: CheckedContinuation<Void, Never>?
+    private var writeDeadline: (any ServerTimer)?
+    private var timers: [any ServerTimer] = []
+
+    /// Where a connection is in its life; one value, so the flags that must agree cannot disagree.
+    enum Phase {
+        /// Serving.
+        case open
+        /// A last line goes out after everything owed, then the connection closes (`LastLine`); reading stopped.
+        case closing(LastLine)
+        /// A slow consumer: the queued notifications are dropped and the rest of the current write, then a
+        /// `closing` line, goes out before the connection closes at once; nothing else is written.
+        case cutOff(ending: String)
+        /// Writing failed or timed out: the connection is closed and nothing more is written.
+        case failed(ending: String)
+    }
+
+    /// The `closing` notification a session sends on its own as its last line (protocol/PROTOCOL.md §12).
+    struct LastLine {
+        /// The notification, with its LF.
+        var line: [UInt8]
+        /// Why the connection ended, for the log (`Session.endingLoggedAlready`: nothing more).
+        var ending: String
+        /// Whether the connection closes right after the line (an idle timeout), or gracefully, lingering for the
+        /// peer's last requests (a shutdown: closing with them unread would reset the connection).
+        var closesAtOnce: Bool
+    }
+
+    /// A mutation waiting for its save: its slot (and part, in a batch) and the id its reply carries.
+    struct AwaitedAnswer {
+        let ticket: UInt64
+        let slot: ReplyQueue.Slot
+        let part: Int?
+        let id: RequestID?
     }
 
     init(
         connection: TCPConnection, list: ReadingList, feed: ChangeFeed, listCache: ListReplyCache,
         configuration: ServerConfiguration, log: ServerLog, runID: UUID, authGate: AuthGate? = nil,
-        memory: MemoryAccount? = nil
+        memory: MemoryAccount? = nil, clock: any ServerClock = LoopClock()
     ) {
         self.connection = connection
         self.list = list
@@ -55,41 +105,47 @@ final class Session: Sendable {
         self.log = log
         self.runID = runID
         self.memory = memory
-        outbox = Outbox(maxBytes: configuration.maxOutboundBytes, memory: memory)
+        self.clock = clock
+        notifications = ChangeNotificationQueue(maxBytes: configuration.maxOutboundBytes)
+        budget = OutboundBudget(maxBytes: configuration.maxOutboundBytes)
         tokenCheck = configuration.token.map(TokenCheck.init(token:))
         self.authGate = tokenCheck == nil ? nil : authGate ?? AuthGate(configuration: configuration)
+        authenticated = tokenCheck == nil
+        lastActivity = clock.now
     }
 
-    /// How long one write may wait for the peer to read before the connection is closed (protocol/PROTOCOL.md §10):
-    /// 60 s, `ServerConfiguration.writeTimeout`'s default.
-    static let writeTimeout: Duration = .seconds(60)
+    /// The longest a connection lingers after its last reply for the peer to take it (as long as shutdown lets
+    /// sessions write what they owe, protocol/PROTOCOL.md §3).
+    nonisolated static let closingLinger: Duration = .seconds(4)
 
-    /// Serves the connection until the peer closes it, it fails, or `stop()` is called; then closes it.
+    /// Serves the connection until the peer closes it, it fails, or it is stopped; then closes it.
     func run() async {
         if configuration.logsConnections { log("connection \(connection.id) from \(connection.peer) opened") }
-        let window = RequestWindow(size: configuration.maxPendingRequests)
-        // The reader runs on the connection's event loop, as the writer does (`Server.run()`).
-        let task = Task(executorPreference: connection.executor) { await self.readLoop(window: window) }
-        let stopNow = reader.withLock { state -> Bool in
-            state.task = task
-            return state.stopRequested
-        }
-        if stopNow { task.cancel() }
-        // On the event loop, as their timers are: nothing of a session runs on the global pool.
-        let watchdog = configuration.idleTimeout.map { timeout in
-            Task(executorPreference: connection.executor) { await self.watchIdle(timeout) }
-        }
-        let authDeadline = authGate.map { gate in
-            Task(executorPreference: connection.executor) { await self.enforceAuthDeadline(gate) }
-        }
-        let ending = await writeLoop(window: window)
-        watchdog?.cancel()
-        authDeadline?.cancel()
-        authGate?.ended(connection.id)
+        armTimers()
+        let reader = Task(executorPreference: connection.executor) { await self.readLoop() }
+        self.reader = reader
+        if stopsReading { reader.cancel() }
+        await reader.value
+        // Every request read is answered first; a watcher's own changes are then sent too.
+        await untilDrained()
         feed.remove(connection.id)
-        await task.value
-        outbox.releaseMemory()
-        await connection.closeGracefully(within: Self.closingLinger)
+        await untilDrained()
+        for timer in timers { timer.cancel() }
+        authGate?.ended(connection.id)
+        let ending: String?
+        switch phase {
+        case .open:
+            ending = nil
+            await linger()
+        case .closing(let last):
+            ending = last.ending
+            // Closed at once when not lingering, as when the flush wrote the line; otherwise gracefully.
+            if last.closesAtOnce { connection.close() } else { await linger() }
+        case .cutOff(let why), .failed(let why):
+            ending = why
+            connection.close()
+        }
+        memory?.refund(budget.close())
         if let ending, ending != Self.endingLoggedAlready {
             log.throttled(.closedForReason, "connection \(connection.id) from \(connection.peer) closed (\(ending))")
         } else if configuration.logsConnections {
@@ -97,237 +153,41 @@ final class Session: Sendable {
         }
     }
 
-    /// Stops reading new requests, as `stop()`, and sends `closing` with reason `shutdown` after the replies owed
-    /// (protocol/PROTOCOL.md §3, §12): a watcher can tell a planned restart from a crash.
-    func stopForShutdown() {
-        // Logged once for all of them (`Server.shutdown()`); closed gracefully, as every connection at a shutdown.
-        close(
-            reason: "shutdown", message: "Closing: the server is shutting down", ending: Self.endingLoggedAlready,
-            closesAtOnce: false)
-    }
-
     /// Stops reading new requests; replies already owed are still written, then the connection closes.
     func stop() {
-        let task = reader.withLock { state -> Task<Void, Never>? in
-            state.stopRequested = true
-            return state.task
+        stopsReading = true
+        reader?.cancel()
+        wakeReader()
+    }
+
+    /// Stops reading, as `stop()`, and sends `closing` with reason `shutdown` after the replies owed
+    /// (protocol/PROTOCOL.md §3, §12): a watcher can tell a planned restart from a crash.
+    func stopForShutdown() {
+        close(reason: "shutdown", message: "Closing: the server is shutting down", ending: Self.endingLoggedAlready, closesAtOnce: false)
+    }
+
+    /// Sends a `closing` notification with `reason` and `message` after the replies owed, and closes the connection;
+    /// `ending` is what the log says (`endingLoggedAlready`: nothing). The first closing wins; reading stops at once.
+    func close(reason: String, message: String, ending: String, closesAtOnce: Bool = true) {
+        if case .open = phase {
+            phase = .closing(LastLine(
+                line: ServerNotification.closing(reason: reason, message: message).line, ending: ending,
+                closesAtOnce: closesAtOnce))
+            scheduleFlush()
         }
-        task?.cancel()
+        stop()
     }
 
-    private func readLoop(window: RequestWindow) async {
-        defer { outbox.finish() }
-        // One cancellation handler for the whole loop (`stop()` cancels this task), not one per read.
-        await connection.coveringReadCancellation { await readRequests(window: window) }
-    }
-
-    /// Reads, frames and carries out requests until the peer stops sending, the session stops or reading fails.
-    private nonisolated(nonsending) func readRequests(window: RequestWindow) async {
-        var context = ReaderContext(authenticated: tokenCheck == nil)
-        // Before `auth`, lines are short (protocol/PROTOCOL.md §12): a peer without the token cannot make the server
-        // buffer a megabyte, nor have a megabyte id echoed back in each refusal.
-        var framer = LineFramer(
-            maxLineBytes: context.authenticated ? configuration.maxLineBytes : min(configuration.maxLineBytes, Self.unauthenticatedMaxLineBytes),
-            answersTelnet: true)
-        // What the framer's unfinished line has charged to the server's memory account.
-        var framerCharge = 0
-        defer { memory?.refund(framerCharge) }
-        var handledThisTurn = 0
-        var events: [LineFramer.Event] = []
-        while !Task.isCancelled, context.keepReading {
-            // Emptied before the wait, not after: a line is a slice of its read's array, and an idle connection must
-            // not keep its last read (up to 64 KiB) alive. One array serves every read; a large one left by a burst
-            // of pipelined lines is not kept.
-            if events.capacity > Self.keptEventCapacity { events = [] } else { events.removeAll(keepingCapacity: true) }
-            let bytes: [UInt8]
-            do {
-                bytes = try await connection.read(maxBytes: configuration.readChunkBytes)
-            } catch {
-                return
-            }
-            // Only `watchIdle` reads it, and only with an idle timeout: spare every read a clock read otherwise.
-            if configuration.idleTimeout != nil { lastActivity.withLock { $0 = .now } }
-            let atEnd = bytes.isEmpty
-            // The last line may lack its LF; it is still answered, then the session ends.
-            if atEnd { events = framer.finish() } else { framer.push(bytes, into: &events) }
-            if let memory {
-                let buffered = framer.bufferedByteCount
-                // The connection that asks for more while the server is at its ceiling is the one closed.
-                if (buffered > framerCharge && !memory.charge(buffered - framerCharge)) || memory.isFull {
-                    closeForMemory(memory)
-                    return
-                }
-                if buffered < framerCharge { memory.refund(framerCharge - buffered) }
-                framerCharge = buffered
-            }
-            // Lines already read are still answered after stop(): only reading more stops.
-            var index = 0
-            while index < events.count {
-                if !context.keepReading { return }
-                // Nobody can read the answers any more: carrying out the rest of what the peer sent before it
-                // vanished would only burn memory and CPU on replies that are thrown away (a cheap amplification:
-                // a thousand `list` lines cost 56 KB to send).
-                if outbox.writeFailure != nil { return }
-                // One turn of the event loop serves each busy connection a slice, as Redis reads 16 KB per client
-                // per turn: a peer that pipelined thousands of requests does not hold up everyone else's replies.
-                if handledThisTurn >= Self.requestsPerTurn {
-                    handledThisTurn = 0
-                    await connection.executor.nextRound()
-                }
-                // Consecutive plain mutations go to the list in one actor call (pipelined clients).
-                let run = mutationRun(events[index...], context: context, limit: window.size)
-                if run.count > 1 {
-                    await submitRun(run, window: window, context: &context)
-                    index += run.count
-                    handledThisTurn += run.count
-                    continue
-                }
-                await window.acquire()
-                await handle(events[index], context: &context, window: window)
-                index += 1
-                handledThisTurn += 1
-            }
-            if atEnd { return }
-            if context.authenticated, framer.maxLineBytes < configuration.maxLineBytes { framer.maxLineBytes = configuration.maxLineBytes }
-            // A full read means more is waiting, and the next read will not wait for readiness: without this a peer
-            // that streams bytes (say, blank lines or one endless line) would keep the event loop to itself.
-            if bytes.count == configuration.readChunkBytes {
-                handledThisTurn = 0
-                await connection.executor.nextRound()
-            }
-        }
-    }
-
-    /// The longest line a connection may send before it has authenticated, on a server with a token: an `auth`
-    /// line with a long token fits many times over.
-    static let unauthenticatedMaxLineBytes = 4096
-
-    /// The most framed events whose room the reader keeps between reads (40 bytes each: 1,280 bytes at most).
-    static let keptEventCapacity = 32
-
-    /// The most requests a session carries out before letting the event loop serve other connections.
-    static let requestsPerTurn = 256
-
-    /// Runs the reply jobs in order and writes their lines, each after the notifications it must follow. After a
-    /// write fails (the peer vanished) it keeps running the remaining jobs without writing, so every submitted
-    /// request is still collected.
-    /// - Returns: why the connection ended early, if it did.
-    private func writeLoop(window: RequestWindow) async -> String? {
-        var ending: String?
-        // The ending of a `closing` line written like a reply (not closing at once), logged once the session ends.
-        var gracefulEnding: String?
-        while let next = await outbox.next() {
-            var bytes: ArraySlice<UInt8>
-            var held = 0
-            switch next {
-            case .notifications(let lines):
-                bytes = lines[...]
-            case .unsent(let rest):
-                bytes = rest
-                held = rest.count
-            case .job(let job):
-                let reply = await job()
-                window.release()
-                guard let reply else { continue }
-                held = reply.held
-                var notifications = outbox.takeNotifications(upTo: reply.revision)
-                if notifications.isEmpty {
-                    bytes = reply.line[...]
-                } else {
-                    notifications.append(contentsOf: reply.line)
-                    bytes = notifications[...]
-                }
-            case .overflow:
-                if ending == nil { await cutOffSlowConsumer() }
-                ending = ending ?? Self.slowConsumerEnding(outbox.maxBytes)
-                continue
-            case .closing(let last):
-                guard ending == nil else { continue }
-                if last.closesAtOnce {
-                    // Not lingering: the reader may still be reading this socket (closing gracefully reads too, and
-                    // two reads at once on one socket stop the process); an idle client sent nothing to reset on.
-                    await connection.sayLastLine(last.line, lingering: false)
-                    ending = last.ending
-                    continue
-                }
-                // Written like any reply; `run()` closes gracefully once the reader is done.
-                bytes = last.line[...]
-                gracefulEnding = last.ending
-            }
-            if ending == nil, !bytes.isEmpty {
-                do {
-                    try await connection.write(bytes, within: configuration.writeTimeout)
-                } catch {
-                    // A slow consumer's stuck write is ended by closing the socket: say why it was closed.
-                    ending = outbox.hasOverflowed ? Self.slowConsumerEnding(outbox.maxBytes) : "\(error)"
-                    // The first failure, the writer's or a direct write's, is the one the log gives.
-                    outbox.recordWriteFailure(ending ?? "\(error)")
-                    // Wakes the reader so the session ends.
-                    connection.close()
-                }
-            }
-            outbox.releaseReplyBytes(held)
-        }
-        return outbox.writeFailure ?? ending ?? gracefulEnding
-    }
-
-    /// The log's reason for cutting off a slow consumer.
-    static func slowConsumerEnding(_ maxBytes: Int) -> String {
-        "slow consumer: more than \(maxBytes) bytes of notifications queued"
-    }
-
-    /// Closes a connection that sent nothing for `timeout`, with a `closing` notification (`idle_timeout`).
-    /// A watching connection is never idle: it is waiting for changes (as Redis spares its subscribers).
-    private func watchIdle(_ timeout: Duration) async {
-        while !Task.isCancelled {
-            let deadline = lastActivity.withLock { $0 } + timeout
-            if ContinuousClock.now < deadline {
-                try? await connection.executor.sleep(until: deadline)
-                continue
-            }
-            if feed.isWatching(connection.id) || !outbox.isIdle {
-                lastActivity.withLock { $0 = .now }
-                continue
-            }
-            outbox.close(
-                with: ServerNotification.closing(reason: "idle_timeout", message: "Closing: nothing received for \(timeout)").line,
-                ending: "idle for more than \(timeout)")
-            stop()
-            return
-        }
-    }
-
-    /// Ends a connection that asked for memory (a read, or a reply: `refuseForMemory`) that the server's ceiling
-    /// does not leave: the replies it is owed go out, then a `closing` notification (`memory_limit`, protocol/PROTOCOL.md §10), then it closes.
-    /// Requests of its last read are not carried out.
-    func closeForMemory(_ memory: MemoryAccount) {
-        outbox.close(
-            with: ServerNotification.closing(
-                reason: "memory_limit",
-                message: "Closing: the server holds as much memory for its connections as it may (\(memory.ceiling) bytes, --max-memory-bytes); try again later"
-            ).line,
-            ending: "memory limit: the server holds \(memory.heldBytes) of at most \(memory.ceiling) bytes for its peers",
-            closesAtOnce: false)
-    }
-
-    /// Closes the connection with a `closing` notification (`auth_timeout`) if it has not authenticated within
-    /// `--auth-timeout` of its accept (protocol/PROTOCOL.md §12).
-    private func enforceAuthDeadline(_ gate: AuthGate) async {
-        let timeout = configuration.authTimeout
-        do { try await connection.executor.sleep(for: timeout) } catch { return }
-        guard gate.isWaiting(connection.id) else { return }
-        gate.log("connection \(connection.id) from \(connection.peer): no auth within \(timeout); closing", to: log)
-        closeUnauthenticated(
-            reason: "auth_timeout",
-            message: "Closing: no successful auth within \(timeout); send {\"method\":\"auth\",\"params\":{\"token\":\"…\"}} first")
-    }
+    /// The ending of a connection whose closing was logged when it was decided (through `AuthGate.log`, which
+    /// throttles what a flood of peers can cause): the session logs nothing more when it ends.
+    nonisolated static let endingLoggedAlready = "logged already"
 
     /// Closes a connection that has not authenticated (its deadline passed, or it made room for a newer one): with
     /// a `closing` notification when everything it was sent has gone out, else at once — a peer without the token
-    /// that does not read what it is sent must not hold its connection (and the memory of the replies) for the
-    /// write timeout. Logged by the caller.
+    /// that does not read what it is sent must not hold its connection for the write timeout. Logged by the caller.
     func closeUnauthenticated(reason: String, message: String) {
-        guard outbox.isIdle else {
+        guard isIdle else {
+            phase = .failed(ending: Self.endingLoggedAlready)
             stop()
             connection.close()
             return
@@ -335,31 +195,441 @@ final class Session: Sendable {
         close(reason: reason, message: message, ending: Self.endingLoggedAlready)
     }
 
-    /// The ending of a connection whose closing was logged when it was decided (through `AuthGate.log`, which
-    /// throttles what a flood of peers can cause): the session logs nothing more when it ends.
-    static let endingLoggedAlready = "logged already"
-
-    /// Sends a `closing` notification with `reason` and `message` after the replies owed, and closes the connection;
-    /// `ending` is what the log says (`endingLoggedAlready`: nothing); `closesAtOnce` as in `Outbox.LastLine`.
-    /// Reading stops at once.
-    func close(reason: String, message: String, ending: String, closesAtOnce: Bool = true) {
-        outbox.close(
-            with: ServerNotification.closing(reason: reason, message: message).line, ending: ending, closesAtOnce: closesAtOnce)
-        stop()
+    /// Ends a connection that asked for memory the server's ceiling does not leave: the replies it is owed go out,
+    /// then `closing` (`memory_limit`, protocol/PROTOCOL.md §10), then it closes. Requests not yet carried out are
+    /// not.
+    func closeForMemory() {
+        guard let memory else { return }
+        close(
+            reason: "memory_limit",
+            message: "Closing: the server holds as much memory for its connections as it may (\(memory.ceiling) bytes, --max-memory-bytes); try again later",
+            ending: "memory limit: the server holds \(memory.heldBytes) of at most \(memory.ceiling) bytes for its peers",
+            closesAtOnce: false)
     }
 
-    /// The longest a connection lingers after its last reply for the peer to take it (as long as shutdown lets
-    /// sessions write what they owe, protocol/PROTOCOL.md §3).
-    static let closingLinger: Duration = Server.drainTimeout
+    /// True when nothing is owed, queued or being written.
+    var isIdle: Bool { replies.isEmpty && notifications.isEmpty && unsent.isEmpty }
 
-    /// Tells a slow consumer why it is cut off, if its socket takes the line within a second, then closes at once:
-    /// not gracefully, because the session's reader may still be reading the socket (closing gracefully reads too,
-    /// and two reads at once on one socket stop the process: found by a hostile-input run).
-    private func cutOffSlowConsumer() async {
+    // MARK: The reader
+
+    private func readLoop() async {
+        // One cancellation handler for the whole loop (`stop()` cancels this task), not one per read.
+        await connection.coveringReadCancellation { await readRequests() }
+    }
+
+    /// Reads, frames and carries out requests until the peer stops sending, the session stops or reading fails.
+    private func readRequests() async {
+        // Before `auth`, lines are short (protocol/PROTOCOL.md §12): a peer without the token cannot make the server
+        // buffer a megabyte, nor have a megabyte id echoed back in each refusal.
+        var framer = LineFramer(
+            maxLineBytes: authenticated ? configuration.maxLineBytes : min(configuration.maxLineBytes, Self.unauthenticatedMaxLineBytes),
+            answersTelnet: true)
+        // What the framer's unfinished line has charged to the server's memory account.
+        var framerCharge = 0
+        defer { memory?.refund(framerCharge) }
+        var handledThisTurn = 0
+        var events: [LineFramer.Event] = []
+        while !Task.isCancelled, !stopsReading, canServe {
+            // Emptied before the wait: a line is a slice of its read's array, and an idle connection must not keep
+            // its last read alive.
+            if events.capacity > Self.keptEventCapacity { events = [] } else { events.removeAll(keepingCapacity: true) }
+            let bytes: [UInt8]
+            do { bytes = try await connection.read(maxBytes: configuration.readChunkBytes) } catch { return }
+            if configuration.idleTimeout != nil { lastActivity = clock.now }
+            let atEnd = bytes.isEmpty
+            // The last line may lack its LF; it is still answered, then the session ends.
+            if atEnd { events = framer.finish() } else { framer.push(bytes, into: &events) }
+            if let memory {
+                let buffered = framer.bufferedByteCount
+                // The connection that asks for more while the server is at its ceiling is the one closed.
+                if (buffered > framerCharge && !memory.charge(buffered - framerCharge)) || memory.isFull {
+                    closeForMemory()
+                    return
+                }
+                if buffered < framerCharge { memory.refund(framerCharge - buffered) }
+                framerCharge = buffered
+            }
+            // Decoded once, here; lines already read are still answered after `stop()` unless the session closes.
+            let incoming = events.map(Incoming.init)
+            events.removeAll(keepingCapacity: true)
+            var index = 0
+            while index < incoming.count, canServe {
+                // One turn of the event loop serves each busy connection a slice, as Redis reads 16 KB per client
+                // per turn: a peer that pipelined thousands of requests does not hold up everyone else's replies.
+                if handledThisTurn >= Self.requestsPerTurn {
+                    handledThisTurn = 0
+                    await connection.executor.nextRound()
+                }
+                let handled = await handle(incoming[index...])
+                index += handled
+                handledThisTurn += handled
+            }
+            if atEnd { return }
+            if authenticated, framer.maxLineBytes < configuration.maxLineBytes { framer.maxLineBytes = configuration.maxLineBytes }
+            // A full read means more is waiting: without this a peer that streams bytes would keep the loop.
+            if bytes.count == configuration.readChunkBytes {
+                handledThisTurn = 0
+                await connection.executor.nextRound()
+            }
+        }
+    }
+
+    /// One framed event, decoded.
+    enum Incoming {
+        case request(Request)
+        case batch([Request])
+        case tooLong(Int)
+        case telnetReply([UInt8])
+
+        init(_ event: LineFramer.Event) {
+            switch event {
+            case .line(let bytes):
+                switch IncomingMessage.decodeCall(line: bytes) {
+                case .single(let element): self = .request(Request(element))
+                case .batch(let elements): self = .batch(elements.map(Request.init))
+                }
+            case .tooLong(let limit): self = .tooLong(limit)
+            case .telnetReply(let bytes): self = .telnetReply(bytes)
+            }
+        }
+    }
+
+    /// The longest line a connection may send before it has authenticated, on a server with a token.
+    nonisolated static let unauthenticatedMaxLineBytes = 4096
+
+    /// The most framed events whose room the reader keeps between reads.
+    nonisolated static let keptEventCapacity = 32
+
+    /// The most requests a session carries out before letting the event loop serve other connections.
+    nonisolated static let requestsPerTurn = 256
+
+    /// Waits until `slots` more requests fit in the window (`--max-pending`, shared/design.md invariant 8) and the
+    /// replies held fit in the budget (`OutboundBudget.admitsRequest`), or the reader must stop.
+    func waitForRoom(slots: Int = 1) async {
+        while canServe,
+              !(replies.awaitingCount == 0 || replies.awaitingCount + slots <= configuration.maxPendingRequests)
+                || !budget.admitsRequest(holding: replies.heldBytes + unsent.count)
+        {
+            await withCheckedContinuation { roomWaiter = $0 }
+        }
+    }
+
+    /// Whether requests read are still carried out: not once the session discards them, is cut off or failed.
+    var canServe: Bool {
+        switch phase {
+        case .open, .closing: !discardsRequests
+        case .cutOff, .failed: false
+        }
+    }
+
+    /// Takes over bytes charged to the memory account as a reply was made (a large `list`).
+    func adoptCharge(_ bytes: Int) {
+        budget.adopt(bytes)
+    }
+
+    /// Queues a watch's encoded backlog (`ChangeNotificationQueue.insertBacklog`), charged to the memory account.
+    func queueBacklog(_ lines: [(revision: Revision, line: [UInt8])]) -> Bool {
+        guard notifications.insertBacklog(lines) else { return false }
+        settleBudget()
+        return true
+    }
+
+    private func wakeReader() {
+        roomWaiter.take()?.resume()
+    }
+
+    // MARK: Answers
+
+    /// Fills `slot` (or its `part`) with `reply`; written at the end of the round.
+    func fill(_ slot: ReplyQueue.Slot, part: Int? = nil, with reply: ReplyQueue.Reply) {
+        if let part { replies.fill(slot, part: part, with: reply) } else { replies.fill(slot, with: reply) }
+        scheduleFlush()
+    }
+
+    /// Fills `slot` with a submitted mutation's answer now when it has one, else once the list answers it.
+    func answer(_ submission: Submission, id: RequestID?, slot: ReplyQueue.Slot, part: Int? = nil) async {
+        switch submission {
+        case .answered(let outcome):
+            fill(slot, part: part, with: id.map { .mutation($0, outcome) } ?? .nothing)
+        case .pending(let ticket):
+            lastPendingTicket = ticket
+            awaited.append(AwaitedAnswer(ticket: ticket, slot: slot, part: part, id: id))
+            await list.wait(for: ticket, self)
+        }
+    }
+
+    /// The list's answer to an awaited mutation: they come in submission order, so it is normally the first.
+    fileprivate func answered(_ outcome: Result<MutationResult, ReadingListError>, ticket: UInt64) {
+        guard let index = awaited[awaitedHead...].firstIndex(where: { $0.ticket == ticket }) else { return }
+        let entry = awaited[index]
+        if index == awaitedHead { awaitedHead += 1 } else { awaited.remove(at: index) }
+        if awaitedHead == awaited.count || (awaitedHead > 64 && awaitedHead * 2 > awaited.count) {
+            awaited.removeFirst(awaitedHead)
+            awaitedHead = 0
+        }
+        fill(entry.slot, part: entry.part, with: entry.id.map { .mutation($0, outcome) } ?? .nothing)
+    }
+
+    // MARK: Notifications
+
+    /// Queues a `changed` line for `revision`, written at the end of the round.
+    /// - Returns: false when the connection cannot take it (past its budget or the server's memory ceiling): it is
+    ///   cut off as a slow consumer, and must be sent nothing more.
+    func notify(revision: Revision, line: [UInt8]) -> Bool {
+        guard case .open = phase else {
+            if case .closing = phase { return queue(revision: revision, line: line) }
+            return false
+        }
+        return queue(revision: revision, line: line)
+    }
+
+    private func queue(revision: Revision, line: [UInt8]) -> Bool {
+        let admitted = memory?.charge(line.count) ?? true
+        guard notifications.append(revision: revision, line: line, admitted: admitted) else {
+            if admitted { memory?.refund(line.count) }
+            cutOff()
+            return false
+        }
+        budget.adopt(memory == nil ? 0 : line.count)
+        scheduleFlush()
+        return true
+    }
+
+    /// Cuts off a slow consumer: tells it why after the rest of the current write, then closes at once.
+    private func cutOff() {
+        phase = .cutOff(ending: Self.slowConsumerEnding(configuration.maxOutboundBytes))
         feed.remove(connection.id)
-        await connection.sayLastLine(ServerNotification.closing(
-            reason: "slow_consumer",
-            message: "Closing: you were sent changes faster than you read them (over \(outbox.maxBytes) bytes queued)"
-        ).line, lingering: false)
+        stop()
+        scheduleFlush()
+        // The peer may never take the line: it gets a second.
+        let connection = self.connection
+        timers.append(clock.schedule(after: Self.lastLineLimit) { connection.close() })
+    }
+
+    /// The log's reason for cutting off a slow consumer.
+    nonisolated static func slowConsumerEnding(_ maxBytes: Int) -> String {
+        "slow consumer: more than \(maxBytes) bytes of notifications queued"
+    }
+
+    /// How long a slow consumer's last line may wait for the peer: 1 s.
+    nonisolated static let lastLineLimit: Duration = .seconds(1)
+
+    // MARK: The flush point
+
+    /// Flushes once the loop's current round is over, so the replies of one round leave together (as Redis writes
+    /// its replies before it sleeps).
+    func scheduleFlush() {
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        if !connection.executor.afterRound(FlushAtRoundEnd(session: self)) { flush() }
+    }
+
+    private struct FlushAtRoundEnd: RoundEndWork {
+        let session: Session
+
+        nonisolated func roundEnded() {
+            ServingLoop.run(session, ()) { session, _ in session.flush() }
+        }
+    }
+
+    /// Writes what is ready, in order, as far as the socket takes it; the rest waits for writability.
+    func flush() {
+        flushScheduled = false
+        if case .failed = phase { return }
+        while true {
+            if unsent.isEmpty {
+                var out: [UInt8] = []
+                gather(into: &out)
+                if out.isEmpty { break }
+                unsent = out[...]
+            }
+            let sent: Int
+            do {
+                sent = try connection.writeNow(unsent)
+            } catch {
+                fail("\(error)")
+                return
+            }
+            unsent = sent == unsent.count ? [] : unsent.dropFirst(sent)
+            if !unsent.isEmpty {
+                awaitWritable()
+                break
+            }
+        }
+        if unsent.isEmpty {
+            writeDeadline?.cancel()
+            writeDeadline = nil
+            if case .cutOff = phase { connection.close() }
+        }
+        settleBudget()
+        wakeReader()
+        if isDrained { drainWaiter.take()?.resume() }
+    }
+
+    /// Appends to `out` what is ready to be written (`ReplyQueue.write`), then the last line when it is due. At most
+    /// about `flushChunk` bytes, so a long pipeline is encoded only as fast as the socket takes it.
+    private func gather(into out: inout [UInt8]) {
+        if case .cutOff = phase {
+            replies = ReplyQueue()
+            notifications = ChangeNotificationQueue(maxBytes: 0)
+            if !lastLineSent {
+                lastLineSent = true
+                out = ServerNotification.closing(
+                    reason: "slow_consumer",
+                    message: "Closing: you were sent changes faster than you read them (over \(configuration.maxOutboundBytes) bytes queued)"
+                ).line
+            }
+            return
+        }
+        replies.write(into: &out, after: &notifications, upTo: Self.flushChunk)
+        guard replies.isEmpty else { return }
+        if readerEnded, case .closing(let last) = phase, !lastLineSent {
+            lastLineSent = true
+            out.append(contentsOf: last.line)
+        }
+    }
+
+    /// About how many bytes one write gathers: 256 KiB.
+    nonisolated static let flushChunk = 256 << 10
+
+    /// Set once the reader has returned (every request read is in the queue).
+    private var readerEnded = false
+    private var lastLineSent = false
+
+    /// Waits for the socket to take more, with the write deadline running (`--write-timeout`, PROTOCOL.md §10).
+    private func awaitWritable() {
+        if writeDeadline == nil {
+            let limit = configuration.writeTimeout
+            writeDeadline = clock.schedule(after: limit) { [weak self] in
+                ServingLoop.run(self, limit) { session, limit in session?.fail(WriteTimedOut(limit: limit).description) }
+            }
+        }
+        let retry = !connection.whenWritable { [weak self] in
+            ServingLoop.run(self, ()) { session, _ in session?.flush() }
+        }
+        if retry { scheduleFlush() }
+    }
+
+    private func fail(_ ending: String) {
+        switch phase {
+        case .failed: return
+        case .cutOff(let why): phase = .failed(ending: why)
+        default: phase = .failed(ending: ending)
+        }
+        unsent = []
+        connection.close()
+        stop()
+        settleBudget()
+        drainWaiter.take()?.resume()
+    }
+
+    private func settleBudget() {
+        let delta = budget.update(replies: replies.heldBytes, unsent: unsent.count, notifications: notifications.bytes)
+        guard let memory, delta != 0 else { return }
+        if delta > 0 { memory.force(delta) } else { memory.refund(-delta) }
+    }
+
+    /// True when everything owed is written, or nothing more can be.
+    private var isDrained: Bool {
+        if case .failed = phase { return true }
+        return readerEnded && isIdle && (lastLineSent || !isClosing)
+    }
+
+    private var isClosing: Bool {
+        if case .closing = phase { return true }
+        return false
+    }
+
+    private func untilDrained() async {
+        readerEnded = true
+        flush()
+        while !isDrained {
+            await withCheckedContinuation { drainWaiter = $0 }
+        }
+    }
+
+    // MARK: Timers
+
+    private func armTimers() {
+        if let timeout = configuration.idleTimeout { armIdleTimer(at: lastActivity + timeout, timeout) }
+        if let gate = authGate {
+            let timeout = configuration.authTimeout
+            timers.append(clock.schedule(after: timeout) { [weak self] in
+                ServingLoop.run(self, gate) { session, gate in session?.authDeadlinePassed(gate, timeout) }
+            })
+        }
+    }
+
+    /// Closes a connection that sent nothing for `timeout`, with a `closing` notification (`idle_timeout`).
+    /// A watching connection is never idle: it is waiting for changes (as Redis spares its subscribers).
+    private func armIdleTimer(at deadline: ContinuousClock.Instant, _ timeout: Duration) {
+        timers.append(clock.schedule(at: deadline) { [weak self] in
+            ServingLoop.run(self, timeout) { session, timeout in session?.idleTimerFired(timeout) }
+        })
+    }
+
+    private func idleTimerFired(_ timeout: Duration) {
+        let now = clock.now
+        if now < lastActivity + timeout { return armIdleTimer(at: lastActivity + timeout, timeout) }
+        if feed.isWatching(connection.id) || !isIdle {
+            lastActivity = now
+            return armIdleTimer(at: now + timeout, timeout)
+        }
+        close(reason: "idle_timeout", message: "Closing: nothing received for \(timeout)", ending: "idle for more than \(timeout)")
+    }
+
+    private func authDeadlinePassed(_ gate: AuthGate, _ timeout: Duration) {
+        guard gate.isWaiting(connection.id) else { return }
+        gate.log("connection \(connection.id) from \(connection.peer): no auth within \(timeout); closing", to: log)
+        closeUnauthenticated(
+            reason: "auth_timeout",
+            message: "Closing: no successful auth within \(timeout); send {\"method\":\"auth\",\"params\":{\"token\":\"…\"}} first")
+    }
+
+    /// Sends FIN after what was written, then reads and drops what the peer still sends until the peer's TCP has
+    /// acknowledged every byte sent (`unacknowledgedBytes`) or the peer has closed its side, for at most
+    /// `closingLinger`; then closes. Closing with unread input makes the kernel reset the connection, and a reset
+    /// throws away what the peer had not read yet.
+    private func linger() async {
+        connection.shutdownWrite()
+        Self.closeWhenAcknowledged(connection, clock: clock, deadline: clock.now + Self.closingLinger)
+        while let bytes = try? await connection.read(), !bytes.isEmpty {}
+        connection.close()
+    }
+
+    /// Looks every `acknowledgementPoll` whether the peer has everything, and closes the connection then or at
+    /// `deadline` (the FIN's acknowledgement wakes no read).
+    private nonisolated static func closeWhenAcknowledged(_ connection: TCPConnection, clock: any ServerClock, deadline: ContinuousClock.Instant) {
+        _ = clock.schedule(at: min(deadline, clock.now + acknowledgementPoll)) {
+            guard let unacknowledged = connection.unacknowledgedBytes, unacknowledged != 0, clock.now < deadline else {
+                return connection.close()
+            }
+            closeWhenAcknowledged(connection, clock: clock, deadline: deadline)
+        }
+    }
+
+    /// How often a closing connection looks whether the peer has acknowledged everything sent: 10 ms.
+    nonisolated static let acknowledgementPoll: Duration = .milliseconds(10)
+}
+
+extension Session: AnswerReceiver {
+    nonisolated func receive(_ outcome: Result<MutationResult, ReadingListError>, ticket: UInt64) {
+        ServingLoop.run(self, (outcome, ticket)) { session, answer in session.answered(answer.0, ticket: answer.1) }
+    }
+}
+
+/// A write that waited `limit` for the peer to read was given up, and the connection closed (protocol/PROTOCOL.md
+/// §10). Its description is the log's reason.
+struct WriteTimedOut: Error, CustomStringConvertible {
+    /// How long the write waited.
+    let limit: Duration
+
+    var description: String { "write timed out: the peer read nothing for \(Self.spelled(limit))" }
+
+    /// `60 s`, or `250 ms` below a second or for a fraction of one.
+    static func spelled(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        if attoseconds == 0 { return "\(seconds) s" }
+        return "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000) ms"
     }
 }

@@ -258,7 +258,7 @@ extension ReadingList {
     /// whose save fails with `failure`.
     fileprivate func completeThenFailTheNextAdd(_ group: [Completion], failure: StorageError) {
         complete(group)
-        guard case .pending(let ticket) = submitNow(.add(title: "D")) else {
+        guard case .pending(let ticket) = submit(.add(title: "D")) else {
             Issue.record("D was answered before its save")
             return
         }
@@ -281,7 +281,7 @@ extension ReadingList {
         for ticket in waiting { wait(for: ticket, ClosureReceiver { answered("waiting", $0) }) }
         guard let first = waiting.first else { return }
         complete(Completion(ticket: first, generation: commit.generation, result: .failure(.injected("disk full"))))
-        guard case .pending(let ticket) = submitNow(.add(title: title)) else {
+        guard case .pending(let ticket) = submit(.add(title: title)) else {
             Issue.record("\(title) was answered before its save")
             return
         }

@@ -23,25 +23,19 @@ import ShelfTestSupport
         #expect(memory.peakBytes == 0)
     }
 
-    @Test("an outbox charges its queued replies and notifications; a notification past the ceiling overflows it; an ended session refunds all")
-    func outboxCharges() {
-        let memory = MemoryAccount(ceiling: 100)
-        let outbox = Outbox(maxBytes: 1000, memory: memory)
-        #expect(outbox.holdDirectWrite(30))
-        #expect(memory.heldBytes == 30)
-        outbox.endDirectWrite(unsent: Array(repeating: 0x61, count: 10)[...], releasing: 30)
-        #expect(memory.heldBytes == 10)
-        #expect(outbox.notify(revision: 1, line: Array(repeating: 0x62, count: 50)) == .queued)
-        #expect(memory.heldBytes == 60)
-        #expect(outbox.takeNotifications(upTo: 1).count == 50 && memory.heldBytes == 10)
-        #expect(outbox.notify(revision: 2, line: Array(repeating: 0x63, count: 80)) == .queued)
-        #expect(memory.heldBytes == 90)
-        #expect(outbox.notify(revision: 3, line: Array(repeating: 0x64, count: 20)) == .overflowed)
-        #expect(memory.heldBytes == 10)
-        outbox.releaseMemory()
-        #expect(memory.heldBytes == 0)
-        outbox.releaseReplyBytes(10)
-        #expect(memory.heldBytes == 0)
+    @Test("a connection's budget charges its held replies, unsent bytes and notifications, takes over what was charged already, and refunds all at the end")
+    func budgetCharges() {
+        var budget = OutboundBudget(maxBytes: 1000)
+        #expect(budget.update(replies: 30, unsent: 0, notifications: 0) == 30)
+        #expect(budget.update(replies: 0, unsent: 10, notifications: 0) == -20)
+        // A notification charged within the ceiling as it was queued is not charged again.
+        budget.adopt(50)
+        #expect(budget.update(replies: 0, unsent: 10, notifications: 50) == 0)
+        #expect(budget.update(replies: 0, unsent: 0, notifications: 0) == -60)
+        #expect(budget.update(replies: 2000, unsent: 0, notifications: 0) == 2000)
+        #expect(budget.close() == 2000 && budget.charged == 0)
+        #expect(!budget.admitsRequest(holding: 1001) && budget.admitsRequest(holding: 1000))
+        #expect(OutboundBudget(maxBytes: 1).admitsRequest(holding: 0) && OutboundBudget(maxBytes: 1).admitsRequest(holding: 1))
     }
 
     @Test("memory is trimmed once it has fallen more than 1 MiB below its peak, at most once a second")

@@ -25,7 +25,8 @@ import Testing
         let item = Item(
             id: UUID(), title: "x", isRead: false, addedAt: Date(timeIntervalSince1970: 0), revision: 1, note: note)
         let outcome = Result<MutationResult, ReadingListError>.success(MutationResult(revision: 1, item: item, id: item.id, change: nil))
-        let reply = Session.encode(id: .number(JSONNumber(1)), mutation: outcome).json
+        var reply: [UInt8] = []
+        Session.appendResponse(id: .number(JSONNumber(1)), mutation: outcome, to: &reply)
         #expect(Session.estimatedReplyBytes(outcome) >= reply.count && reply.count > 20_000)
         #expect(Session.estimatedReplyBytes(.failure(.conflict(current: 3))) == 256)
         #expect(Session.estimatedReplyBytes(nil) == 256)

@@ -6,5 +6,6 @@ public protocol AnswerReceiver: AnyObject, Sendable {
     /// Called once with the answer: on the list's actor after the request's change (and every change submitted
     /// before it) was saved and published, or after a failed save rolled it back; at once, on the caller's thread,
     /// when `whenAnswered` is given a submission already answered. Must not block: it runs while the list publishes.
-    func receive(_ outcome: Result<MutationResult, ReadingListError>)
+    /// - Parameter ticket: the request's ticket (`Submission.pending`), so one receiver can serve many requests.
+    func receive(_ outcome: Result<MutationResult, ReadingListError>, ticket: UInt64)
 }

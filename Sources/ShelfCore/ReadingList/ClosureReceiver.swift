@@ -6,5 +6,5 @@ final class ClosureReceiver: AnswerReceiver {
         self.body = body
     }
 
-    func receive(_ outcome: Result<MutationResult, ReadingListError>) { body(outcome) }
+    func receive(_ outcome: Result<MutationResult, ReadingListError>, ticket: UInt64) { body(outcome) }
 }

@@ -22,10 +22,19 @@ extension ReadingList {
         Task(executorPreference: completionExecutor) { [self] in
             var inPlace = true
             while let group = completions.take(limit: Self.completionsPerTurn) {
-                if inPlace { await completeHere(group) } else { await complete(group) }
+                // Already on the list's executor (shelfd's event loop): handled in this turn, without a hop.
+                if !inPlace || !completeInPlace(group) { await complete(group) }
                 inPlace = group.count < Self.completionsPerTurn
             }
         }
+    }
+
+    /// `complete(_:)` at once when the caller runs on the list's executor.
+    /// - Returns: false, doing nothing, anywhere else.
+    private nonisolated func completeInPlace(_ group: [Completion]) -> Bool {
+        guard executor?.isIsolatingCurrentContext() == true else { return false }
+        assumeIsolated { $0.complete(group) }
+        return true
     }
 
     /// Handles store completions, in the order the store produced them, in one actor call: marks the saved ones and
@@ -162,7 +171,7 @@ extension ReadingList {
                 for waiter in waiters { waiter.resume() }
             }
         }
-        for entry in done { entry.receiver?.receive(entry.outcome) }
+        for entry in done { entry.receiver?.receive(entry.outcome, ticket: entry.ticket) }
     }
 
     /// The array `publishSaved()` takes answered entries into, with the room the last one left,

@@ -91,7 +91,8 @@ public actor ReadingList {
     ///   - historyBytes: how many bytes of them at most, by `ChangeHistory.estimatedBytes(of:)`
     ///     (`shelfd --history-bytes`); no limit by default.
     ///   - executor: where the actor runs (SE-0392); `nil` for a default actor. `shelfd` passes its event loop's
-    ///     serial executor, so sessions on that loop call the list without a hop (`ReadingList+InPlaceCalls.swift`).
+    ///     serial executor, so sessions isolated to that loop call the list without a hop (the runtime switches
+    ///     in place between two actors of one serial executor).
     ///   - completionExecutor: where the tasks that hand a store's later completions to the list run (SE-0417
     ///     preference; one per burst of completions, `drainCompletions()`); `shelfd` passes its event loop, so a
     ///     save's answer reaches the waiting session without another thread.
@@ -136,24 +137,62 @@ public actor ReadingList {
     public var revision: Revision { accepted.revision }
 
     /// The accepted list.
-    func snapshotNow() -> ListSnapshot { accepted }
+    public func snapshot() -> ListSnapshot { accepted }
 
-    /// `decidedOutcome(of:)` for a pending ticket, on the actor.
-    func decidedOutcomeNow(_ ticket: UInt64) -> Result<MutationResult, ReadingListError>? {
-        if let outcome = unclaimed[ticket] { return outcome }
-        return entries.position(of: ticket).map { entries[$0].outcome }
+    /// What a submitted request will be answered, as the list decided it: the answer itself when the submission
+    /// carries it; for a pending one, the outcome it gets once its change is saved (a failed save answers
+    /// `storageFailed` instead); `nil` once it has been answered. Takes nothing: `answer(_:)` still gives it.
+    public func decidedOutcome(of submission: Submission) -> Result<MutationResult, ReadingListError>? {
+        switch submission {
+        case .answered(let outcome): return outcome
+        case .pending(let ticket):
+            if let outcome = unclaimed[ticket] { return outcome }
+            return entries.position(of: ticket).map { entries[$0].outcome }
+        }
     }
 
     /// The accepted item with `id`, and the revision it was read at.
-    func itemNow(_ id: UUID) -> Result<ItemRead, ReadingListError> {
-        guard let item = accepted.items[id] else { return .failure(.notFound(id)) }
-        return .success(ItemRead(item: item, revision: accepted.revision))
+    /// - Throws: `ReadingListError.notFound`.
+    public func item(_ id: UUID) throws(ReadingListError) -> (item: Item, revision: Revision) {
+        guard let item = accepted.items[id] else { throw .notFound(id) }
+        return (item, accepted.revision)
     }
 
-    /// One item and the revision it was read at.
-    struct ItemRead: Sendable {
-        let item: Item
-        let revision: Revision
+    /// One request of `submitAll(_:)`: a mutation, and the revisions it expects (`nil`: any).
+    public struct Request: Sendable {
+        /// The change asked for.
+        public let mutation: Mutation
+        /// When set, the change applies only if the list is exactly at this revision (else `.conflict`).
+        public let expect: Revision?
+        /// When set, the change applies only if its item is exactly at this revision (else `.conflict`).
+        public let expectItem: Revision?
+
+        /// A request for `mutation`, conditional on `expect` and `expectItem` when they are set.
+        public init(_ mutation: Mutation, expect: Revision?, expectItem: Revision? = nil) {
+            self.mutation = mutation
+            self.expect = expect
+            self.expectItem = expectItem
+        }
+    }
+
+    /// Calls `receiver` with the answer to `submission` once it is known — at once for an answered one; for a
+    /// pending one on the actor, when the list publishes it (or rolls it back). Each ticket is collected once (this,
+    /// `wait(for:_:)` or `outcome(of:)`). `receiver` must not block. From the list's own executor (a subscriber, a
+    /// receiver) it registers in place, so it sees the list as it is in that turn.
+    public nonisolated func whenAnswered(
+        _ submission: Submission, _ receiver: @escaping @Sendable (Result<MutationResult, ReadingListError>) -> Void
+    ) {
+        switch submission {
+        case .answered(let outcome):
+            receiver(outcome)
+        case .pending(let ticket):
+            let closure = ClosureReceiver(receiver)
+            if executor?.isIsolatingCurrentContext() == true {
+                assumeIsolated { $0.wait(for: ticket, closure) }
+            } else {
+                Task { await self.wait(for: ticket, closure) }
+            }
+        }
     }
 
     /// Validates `mutation`, saves it and publishes it, then answers: `submit(_:expect:)` then `answer(_:)`.
@@ -166,7 +205,7 @@ public actor ReadingList {
     public func apply(
         _ mutation: Mutation, expect: Revision? = nil, expectItem: Revision? = nil
     ) async throws(ReadingListError) -> MutationResult {
-        try await outcome(of: submitNow(mutation, expect: expect, expectItem: expectItem)).get()
+        try await outcome(of: submit(mutation, expect: expect, expectItem: expectItem)).get()
     }
 
     /// The answer to a submission: the one it carries, or the one `answer(_:)` gives for its ticket (each ticket is
@@ -174,12 +213,14 @@ public actor ReadingList {
     public nonisolated(nonsending) func outcome(of submission: Submission) async -> Result<MutationResult, ReadingListError> {
         switch submission {
         case .answered(let outcome): outcome
-        case .pending(let ticket): await answerHere(ticket)
+        case .pending(let ticket): await answer(ticket)
         }
     }
 
-    /// `submit(_:expect:)` on the actor.
-    func submitNow(_ mutation: Mutation, expect: Revision? = nil, expectItem: Revision? = nil) -> Submission {
+    /// Validates `mutation` and, if it changes the list, hands the change to the store, without waiting for the
+    /// save. Requests submitted one after another are decided and answered in that order, so a session can pipeline:
+    /// submit in arrival order, then collect each answer with `outcome(of:)` or `wait(for:_:)`.
+    public func submit(_ mutation: Mutation, expect: Revision? = nil, expectItem: Revision? = nil) -> Submission {
         let outcome = decide(mutation, expect: expect, expectItem: expectItem)
         // Answered at once only when the verdict cannot depend on changes still being saved: too many tags after
         // adding some can.
@@ -224,15 +265,17 @@ public actor ReadingList {
         return .pending(ticket: ticket)
     }
 
-    /// `submitAll(_:)` on the actor.
-    func submitAllNow(_ requests: [Request]) -> [Submission] {
+    /// Submits several mutations in order in one call (what a pipelining session sends together); the same as
+    /// calling `submit(_:expect:expectItem:)` for each.
+    /// - Returns: one submission per request, in the same order.
+    public func submitAll(_ requests: [Request]) -> [Submission] {
         // A loop, not `map`: a closure formed on the actor is entered through a run-time isolation check.
         var submissions: [Submission] = []
         submissions.reserveCapacity(requests.count)
         var adds = 0
         for request in requests { if case .add = request.mutation { adds += 1 } }
         if adds > 1 { drawIDsAhead(adds) }
-        for request in requests { submissions.append(submitNow(request.mutation, expect: request.expect, expectItem: request.expectItem)) }
+        for request in requests { submissions.append(submit(request.mutation, expect: request.expect, expectItem: request.expectItem)) }
         return submissions
     }
 
@@ -247,13 +290,13 @@ public actor ReadingList {
 
     /// Hands the answer for `ticket` to `receiver` once it is known, on the actor (at once if it already is).
     /// `receiver` must not block: it runs while the list publishes.
-    func wait(for ticket: UInt64, _ receiver: any AnswerReceiver) {
+    public func wait(for ticket: UInt64, _ receiver: any AnswerReceiver) {
         if let outcome = unclaimed.removeValue(forKey: ticket) {
-            receiver.receive(outcome)
+            receiver.receive(outcome, ticket: ticket)
         } else if let position = entries.position(of: ticket), entries[position].receiver == nil {
             entries.setReceiver(receiver, at: position)
         } else {
-            receiver.receive(.failure(.storageFailed(.injected("unknown ticket \(ticket)"))))
+            receiver.receive(.failure(.storageFailed(.injected("unknown ticket \(ticket)"))), ticket: ticket)
         }
     }
 

@@ -26,6 +26,8 @@ final class ReadinessGate: Sendable {
         var ready = false
         var closed = false
         var waiter: Waiter?
+        /// A parked callback (`whenReady(_:)`), called instead of resuming a task.
+        var callback: (@Sendable () -> Void)?
         var lastToken: UInt64 = 0
         /// The task whose waits one cancellation handler of its own covers (`coveringCancellation(_:)`). Kept
         /// only to compare identities while that task runs its scope, so it cannot be another, later task.
@@ -113,29 +115,55 @@ final class ReadinessGate: Sendable {
         cancelled?.resume(throwing: CancellationError())
     }
 
-    /// Reactor thread: readiness arrived; wakes the parked waiter or remembers it.
+    /// Calls `action` once at the next readiness, on the reactor thread, or when the gate closes; no task waits
+    /// meanwhile (a session's writes: it flushes again when the socket takes more).
+    /// - Returns: false, keeping nothing, when readiness is recorded already or the gate is closed: try the
+    ///   syscall again now.
+    func whenReady(_ action: @escaping @Sendable () -> Void) -> Bool {
+        state.withLock { state in
+            if state.closed { return false }
+            if state.ready {
+                state.ready = false
+                return false
+            }
+            precondition(state.waiter == nil, "a callback and a waiter on one \(direction) gate")
+            state.callback = action
+            return true
+        }
+    }
+
+    /// Reactor thread: readiness arrived; wakes the parked waiter (or calls the parked callback) or remembers it.
     func signal() {
-        let woken = state.withLock { state -> UnsafeContinuation<Void, any Error>? in
-            guard !state.closed else { return nil }
+        let (woken, callback) = state.withLock { state -> (UnsafeContinuation<Void, any Error>?, (@Sendable () -> Void)?) in
+            guard !state.closed else { return (nil, nil) }
+            if let callback = state.callback {
+                state.callback = nil
+                return (nil, callback)
+            }
             guard let waiter = state.waiter else {
                 state.ready = true
-                return nil
+                return (nil, nil)
             }
             state.waiter = nil
-            return waiter.continuation
+            return (waiter.continuation, nil)
         }
         woken?.resume()
+        callback?()
     }
 
     /// Closes the gate for good: a parked waiter and every later `wait()` throw `SocketError.closed`.
     func close() {
-        let woken = state.withLock { state -> UnsafeContinuation<Void, any Error>? in
+        let (woken, callback) = state.withLock { state -> (UnsafeContinuation<Void, any Error>?, (@Sendable () -> Void)?) in
             state.closed = true
             state.ready = false
-            defer { state.waiter = nil }
-            return state.waiter?.continuation
+            defer {
+                state.waiter = nil
+                state.callback = nil
+            }
+            return (state.waiter?.continuation, state.callback)
         }
         woken?.resume(throwing: SocketError.closed)
+        callback?()
     }
 
     /// True while readiness is recorded but not yet consumed (for tests and diagnostics).

@@ -122,6 +122,14 @@ public final class TCPConnection: Sendable {
         return offset
     }
 
+    /// Calls `action` once, on the reactor thread, when the socket can take more bytes after a `writeNow` that
+    /// took fewer than it was given (or when the connection closes): what a single-writer session waits with
+    /// instead of a task.
+    /// - Returns: false, keeping nothing, when it can take more already (or is closed): call `writeNow` again.
+    public func whenWritable(_ action: @escaping @Sendable () -> Void) -> Bool {
+        registration.writable.whenReady(action)
+    }
+
     /// Shuts down the sending side (`shutdown(SHUT_WR)`): the peer reads end of stream. Idempotent; errors and
     /// calls after `close()` are ignored. Reading still works.
     public func shutdownWrite() {
