@@ -2,7 +2,6 @@ import ShelfJSON
 import ShelfServer
 import ShelfSockets
 import ShelfTestSupport
-import Synchronization
 import Testing
 
 /// `shelfd --idle-timeout` (protocol/PROTOCOL.md §10): a connection that sends nothing for that long gets a
@@ -17,55 +16,47 @@ import Testing
 
     @Test("an idle connection is told idle_timeout and closed; a watcher idle as long is kept and still answers")
     func idleClosedWatcherKept() async throws {
-        try await withTestServer(configuration: Self.configuration(idleTimeout: .seconds(1))) { server in
+        let clock = ManualClock()
+        try await withTestServer(configuration: Self.configuration(idleTimeout: .seconds(1)), clock: clock) { server in
             let watcher = try await server.connect()
             defer { watcher.close() }
             #expect(try await watcher.call(#"{"jsonrpc":"2.0","id":1,"method":"watch"}"#).member("result", "revision") == 0)
-            // Connected after the watcher's last request: once it is closed, the watcher has been idle as long.
             let idle = try await server.connect()
             defer { idle.close() }
+            #expect(try await idle.call(#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).member("result") == "pong")
+            try await clock.waitForTimers(2)
+            clock.advance(by: .milliseconds(999))
+            #expect(try await idle.call(#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).member("result") == "pong")
+            clock.advance(by: .milliseconds(1000))
 
-            let closing = try #require(try await withDeadline(seconds: 30) { try await idle.readLine() })
+            let closing = try #require(try await idle.readLine())
             let notification = try JSONParser.parse(Array(closing.utf8))
             #expect(notification.member("method") == "closing")
             #expect(notification.member("params", "reason") == "idle_timeout")
             #expect(notification.member("id") == nil, "a notification has no id")
-            #expect(try await withDeadline(seconds: 30) { try await idle.readLine() } == nil, "then the end of the stream")
+            #expect(try await idle.readLine() == nil, "then the end of the stream")
 
             #expect(try await watcher.call(#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).member("result") == "pong")
         }
     }
 
-    @Test("a connection that keeps sending within the timeout is not closed")
+    @Test("a connection that keeps sending within the timeout is not closed; one silent as long beside it is")
     func activeKept() async throws {
-        // Wide: pings 100 ms apart must never look like 5 s of silence, even when a loaded suite stalls the loop.
-        try await withTestServer(configuration: Self.configuration(idleTimeout: .seconds(5))) { server in
+        let clock = ManualClock()
+        try await withTestServer(configuration: Self.configuration(idleTimeout: .seconds(1)), clock: clock) { server in
             let active = try await server.connect()
             defer { active.close() }
             let idle = try await server.connect()
             defer { idle.close() }
-            // Pings from `active` every 100 ms until `idle`, connected after it, has been closed: `active` has then
-            // been connected longer than the timeout, but never silent for it. (The pacing is the subject here.)
-            let idleEnded = EndFlag()
-            let closed = Task {
-                defer { idleEnded.set() }
-                return try await withDeadline(seconds: 30) { try await idle.readLine() }
+            #expect(try await idle.call(#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#).member("result") == "pong")
+            try await clock.waitForTimers(2)
+            // 2.4 s in all, never 1 s without a request from `active`.
+            for ping in 1...4 {
+                #expect(try await active.call(#"{"jsonrpc":"2.0","id":\#(ping),"method":"ping"}"#).member("result") == "pong")
+                clock.advance(by: .milliseconds(600))
             }
-            var pings = 0
-            while !idleEnded.isSet {
-                pings += 1
-                #expect(try await active.call(#"{"jsonrpc":"2.0","id":\#(pings),"method":"ping"}"#).member("result") == "pong")
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            #expect(try await closed.value?.contains("idle_timeout") == true)
+            #expect(try await idle.readLine()?.contains("idle_timeout") == true)
             #expect(try await active.call(#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#).member("result") == "pong")
         }
     }
-}
-
-/// Set once, read from anywhere.
-private final class EndFlag: Sendable {
-    private let value = Mutex(false)
-    func set() { value.withLock { $0 = true } }
-    var isSet: Bool { value.withLock { $0 } }
 }

@@ -10,7 +10,8 @@ import ShelfTestSupport
     func loggedWithItsReason() async throws {
         var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
         configuration.writeTimeout = .milliseconds(300)
-        try await withRecordingTestServer(configuration: configuration, seconds: 20) { server, recorder in
+        let clock = ManualClock()
+        try await withRecordingTestServer(configuration: configuration, clock: clock, seconds: 20) { server, recorder in
             let setup = try await server.connect()
             defer { setup.close() }
             // The longest title allowed: 600 items make a `list` reply of ~690 KB.
@@ -22,6 +23,11 @@ import ShelfTestSupport
             // 60 replies of ~690 KB: far more than the 8 MiB budget and the socket buffers hold.
             let lists = (1...60).map { #"{"id":\#($0),"method":"list"}"# }.joined(separator: "\n") + "\n"
             try await stalled.send(lists)
+            // The socket is full: the write deadline is armed.
+            try await clock.waitForTimers(1)
+            clock.advance(by: .milliseconds(299))
+            #expect(recorder.count(containing: "closed (") == 0)
+            clock.advance(by: .milliseconds(1))
             let line = try await withDeadline(seconds: 10) { await recorder.waitForLine(containing: "closed (") }
             #expect(line.hasSuffix("closed (write timed out: the peer read nothing for 300 ms)"), "\(line)")
             // Nobody else was held up.

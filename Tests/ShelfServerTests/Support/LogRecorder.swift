@@ -50,12 +50,13 @@ final class LogRecorder: Sendable {
 func withRecordingTestServer(
     store: any ListStore = MemoryListStore(identity: TestServer.listID),
     configuration: ServerConfiguration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0)),
+    clock: any ServerClock = LoopClock(),
     seconds: Int = 60,
     _ body: @escaping @Sendable (TestServer, LogRecorder) async throws -> Void
 ) async throws {
     let recorder = LogRecorder()
     try await withDeadline(seconds: seconds) {
-        let server = try await TestServer.start(store: store, configuration: configuration, log: recorder.log)
+        let server = try await TestServer.start(store: store, configuration: configuration, log: recorder.log, clock: clock)
         do {
             try await body(server, recorder)
         } catch {

@@ -18,7 +18,8 @@ struct TestServer: Sendable {
     static func start(
         store: any ListStore = MemoryListStore(identity: TestServer.listID),
         configuration: ServerConfiguration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0)),
-        log: ServerLog = .silent
+        log: ServerLog = .silent,
+        clock: any ServerClock = LoopClock()
     ) async throws -> TestServer {
         let ids = Counter()
         let ticks = Counter()
@@ -27,7 +28,7 @@ struct TestServer: Sendable {
             now: { Date(timeIntervalSince1970: 1_767_323_045 + Double(ticks.next() - 1)) },
             newID: { TestServer.id(ids.next()) },
             executor: Reactor.shared.executor.serial, completionExecutor: Reactor.shared.executor)
-        let server = Server(list: list, configuration: configuration, log: log, runID: run)
+        let server = Server(list: list, configuration: configuration, log: log, runID: run, clock: clock)
         let address = try await server.start()
         let runTask = Task { await server.run() }
         return TestServer(server: server, list: list, address: address, runTask: runTask)
@@ -63,11 +64,12 @@ struct TestServer: Sendable {
 func withTestServer(
     store: any ListStore = MemoryListStore(identity: TestServer.listID),
     configuration: ServerConfiguration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0)),
+    clock: any ServerClock = LoopClock(),
     seconds: Int = 60,
     _ body: @escaping @Sendable (TestServer) async throws -> Void
 ) async throws {
     try await withDeadline(seconds: seconds) {
-        let server = try await TestServer.start(store: store, configuration: configuration)
+        let server = try await TestServer.start(store: store, configuration: configuration, clock: clock)
         do {
             try await body(server)
         } catch {
