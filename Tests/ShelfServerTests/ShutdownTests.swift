@@ -170,7 +170,7 @@ import ShelfTestSupport
 
     // Bug: `Session.readLoop` checks `Task.isCancelled` before each framed event, so after `stop()` the requests it
     // has already read off the socket but not yet queued (it was waiting for a pending-request slot, or for reply
-    // budget in `Outbox.holdReplyBytes`) are dropped without a reply. Here: a window of 1, three requests in one
+    // budget, `Session.waitForRoom`) are dropped without a reply. Here: a window of 1, three requests in one
     // write, the first one's save held; the reader has read all three and waits for a slot when shutdown begins.
     // Observed: the add's reply, pong 2, then EOF; the ping with id 3 is never answered. (With the default
     // configuration the same happens through the 8 MiB reply budget: 12 pipelined 1 MB list replies, shutdown after

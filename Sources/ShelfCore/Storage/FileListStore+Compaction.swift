@@ -74,27 +74,6 @@ extension FileListStore {
         }
     }
 
-    /// Holds the compaction queue until the returned closure is called: a compaction that starts meanwhile waits
-    /// before it writes anything. For tests of what happens while one runs.
-    func holdCompactions() -> @Sendable () -> Void {
-        let gate = DispatchSemaphore(value: 0)
-        compactionQueue.async { @Sendable in gate.wait() }
-        return { gate.signal() }
-    }
-
-    /// Suspends until no compaction is running or about to finish, and everything queued before has been stored
-    /// (commits still waiting in `thisRound` for their round's end are not queued yet). For tests, which look at
-    /// the files after a compaction.
-    func waitUntilCompacted() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.async { @Sendable [self] in
-                compactionQueue.async { @Sendable [self] in
-                    queue.async { @Sendable in continuation.resume() }
-                }
-            }
-        }
-    }
-
     /// The list the files hold, read back from them: the snapshot with the journal replayed on top, both streamed as
     /// at start-up, every checksum checked. Only a compaction writes the snapshot, one at a time: reading it here is
     /// safe.
