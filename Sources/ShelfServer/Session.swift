@@ -122,7 +122,9 @@ import ShelfWire
     func run() async {
         if configuration.logsConnections { log("connection \(connection.id) from \(connection.peer) opened") }
         armTimers()
-        let reader = Task(executorPreference: connection.executor) { await self.readLoop() }
+        // Isolated to the loop and with no task executor preference: its calls to the list (on the same executor) are
+        // then switched in place by the runtime, with no hop and no preference lookup.
+        let reader = Task { await self.readLoop() }
         self.reader = reader
         if stopsReading { reader.cancel() }
         await reader.value
@@ -229,6 +231,7 @@ import ShelfWire
         defer { memory?.refund(framerCharge) }
         var handledThisTurn = 0
         var events: [LineFramer.Event] = []
+        var incoming: [Incoming] = []
         while !Task.isCancelled, !stopsReading, canServe {
             // Emptied before the wait: a line is a slice of its read's array, and an idle connection must not keep
             // its last read alive.
@@ -250,7 +253,7 @@ import ShelfWire
                 framerCharge = buffered
             }
             // Decoded once, here; lines already read are still answered after `stop()` unless the session closes.
-            let incoming = events.map(Incoming.init)
+            for event in events { incoming.append(Incoming(event)) }
             events.removeAll(keepingCapacity: true)
             var index = 0
             while index < incoming.count, canServe {
@@ -264,6 +267,8 @@ import ShelfWire
                 index += handled
                 handledThisTurn += handled
             }
+            // An idle connection keeps nothing of its last read.
+            incoming.removeAll(keepingCapacity: incoming.capacity <= Self.keptEventCapacity)
             if atEnd { return }
             if authenticated, framer.maxLineBytes < configuration.maxLineBytes { framer.maxLineBytes = configuration.maxLineBytes }
             // A full read means more is waiting: without this a peer that streams bytes would keep the loop.
@@ -376,11 +381,12 @@ import ShelfWire
     /// - Returns: false when the connection cannot take it (past its budget or the server's memory ceiling): it is
     ///   cut off as a slow consumer, and must be sent nothing more.
     func notify(revision: Revision, line: [UInt8]) -> Bool {
-        guard case .open = phase else {
-            if case .closing = phase { return queue(revision: revision, line: line) }
-            return false
+        switch phase {
+        case .open: return queue(revision: revision, line: line)
+        // Changes made until the last line goes out are still sent; nothing after it.
+        case .closing: return !lastLineSent && queue(revision: revision, line: line)
+        case .cutOff, .failed: return false
         }
-        return queue(revision: revision, line: line)
     }
 
     private func queue(revision: Revision, line: [UInt8]) -> Bool {
