@@ -122,9 +122,10 @@ import ShelfWire
     func run() async {
         if configuration.logsConnections { log("connection \(connection.id) from \(connection.peer) opened") }
         armTimers()
-        // Isolated to the loop and with no task executor preference: its calls to the list (on the same executor) are
-        // then switched in place by the runtime, with no hop and no preference lookup.
-        let reader = Task { await self.readLoop() }
+        // Preferring the loop as its task executor, as the loop runs actor jobs: its calls to the list (on the same
+        // executor) are then switched in place by the runtime, and whatever nonisolated code it awaits stays on the
+        // loop (never the global pool).
+        let reader = Task(executorPreference: connection.executor) { await self.readLoop() }
         self.reader = reader
         if stopsReading { reader.cancel() }
         await reader.value

@@ -141,10 +141,9 @@ public final class ReactorExecutor: TaskExecutor, Sendable {
         let serialExecutor = serial.asUnownedSerialExecutor()
         for queued in spare {
             if queued.isolated {
-                // An actor's job runs isolated to the loop and nothing else: a task with no executor preference (a
-                // session, isolated to the loop) then switches between two actors of this executor in place, where
-                // a task executor set here would differ from the task's none and make every such call a hop.
-                queued.job.runSynchronously(on: serialExecutor)
+                // With the loop as its task executor too: a task that prefers the loop (a session's reader) then
+                // switches between two actors of this executor in place.
+                queued.job.runSynchronously(isolatedTo: serialExecutor, taskExecutor: executor)
             } else {
                 queued.job.runSynchronously(on: executor)
             }
