@@ -122,10 +122,8 @@ struct ReplyQueue {
     /// once no reply is owed, every queued notification (nothing can be overtaken then), so nothing written goes
     /// back in revision. Stops once `out` holds `limit` bytes or more.
     mutating func write(into out: inout [UInt8], after notifications: inout ChangeNotificationQueue, upTo limit: Int = .max) {
-        while out.count < limit {
-            let revision = readyRevision
-            guard let reply = popReady() else { break }
-            if revision != nil { notifications.take(upTo: revision, into: &out) }
+        while out.count < limit, let reply = popReady() {
+            if let revision = reply.revision { notifications.take(upTo: revision, into: &out) }
             switch reply {
             case .json(var json, _):
                 // The first reply of a write becomes its buffer: a large `list` is not copied again.
@@ -151,36 +149,33 @@ struct ReplyQueue {
     /// - Returns: its reply (a batch's as one `.json` line, or `.nothing` when none of its elements is answered).
     private mutating func popReady() -> Reply? {
         guard head < slots.count else { return nil }
-        let reply: Reply
         switch slots[head] {
         case .awaiting: return nil
+        case .batch(_, let missing, let sealed) where !sealed || missing > 0: return nil
+        default: break
+        }
+        // Moved out, not copied.
+        var taken = State.awaiting(reserved: 0)
+        swap(&taken, &slots[head])
+        head += 1
+        let reply: Reply
+        switch consume taken {
         case .filled(let filled):
+            heldBytes -= filled.heldBytes
             reply = filled
-            heldBytes -= reply.heldBytes
-        case .batch(let parts, let missing, let sealed):
-            guard sealed, missing == 0 else { return nil }
+        case .batch(let parts, _, _):
             let filled = parts.compactMap { $0 }
             heldBytes -= filled.reduce(0) { $0 + $1.heldBytes }
             reply = Self.batchLine(filled)
+        case .awaiting:
+            reply = .nothing
         }
-        slots[head] = .filled(.nothing)
-        head += 1
         if head == slots.count || (head > 64 && head * 2 > slots.count) {
             slots.removeFirst(head)
             base += Slot(head)
             head = 0
         }
         return reply
-    }
-
-    /// The revision of the front slot's reply when it is ready (`nil` when it carries none or is not ready).
-    private var readyRevision: Revision? {
-        guard head < slots.count else { return nil }
-        switch slots[head] {
-        case .filled(let reply): return reply.revision
-        case .batch(let parts, 0, true): return parts.compactMap { $0?.revision }.max()
-        default: return nil
-        }
     }
 
     private func index(of slot: Slot) -> Int? {

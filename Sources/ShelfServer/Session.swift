@@ -264,7 +264,7 @@ import ShelfWire
                     handledThisTurn = 0
                     await connection.executor.nextRound()
                 }
-                let handled = await handle(incoming[index...])
+                let handled = await handle(incoming, from: index)
                 index += handled
                 handledThisTurn += handled
             }
@@ -286,6 +286,13 @@ import ShelfWire
         case batch([Request])
         case tooLong(Int)
         case telnetReply([UInt8])
+
+        /// A single, plain mutation with a small id: it may go to the list with its neighbours (`submitRun`); a
+        /// large id counts against the reply budget, which only the one-at-a-time path holds.
+        var isGroupableMutation: Bool {
+            guard case .request(let request) = self, case .success(.mutate) = request.call else { return false }
+            return Session.heldIDBytes(request.id) == 0
+        }
 
         init(_ event: LineFramer.Event) {
             switch event {

@@ -124,6 +124,12 @@ public actor ReadingList {
         executor?.asUnownedSerialExecutor() ?? ownExecutor.unownedExecutor
     }
 
+    /// True when the calling thread runs the list's executor now (a task on `shelfd`'s event loop): code there may
+    /// treat itself as isolated to the list.
+    public nonisolated var isIsolatingCurrentContext: Bool {
+        executor?.isIsolatingCurrentContext() == true
+    }
+
     /// An actor with nothing in it, for its default executor (an actor may run on another's, SE-0392).
     private actor OwnExecutor {}
 
