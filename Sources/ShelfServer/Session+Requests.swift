@@ -226,9 +226,7 @@ extension Session {
                 extra: [("retryAfter", .number(JSONNumber(wait)))]))
         }
         if slot > .now {
-            do {
-                try await connection.executor.sleep(until: slot)
-            } catch {
+            if !(await sleep(until: slot)) {
                 // The connection is closing (its auth deadline, say): nothing is checked for it any more.
                 discardsRequests = true
                 return .failure(RPCError(.unauthorized, "Unauthorized: the connection is closing"))
@@ -366,10 +364,10 @@ extension Session {
     private func watch(since: Revision?) async -> (Result<JSONValue, RPCError>, Revision?, backlogBytes: Int) {
         watchStart = nil
         do {
-            let revision = try await list.watch(since: since) { [weak self] changes, revision in
+            let revision = try await list.watch(since: since) { [self] changes, revision in
                 // On the list's actor: registered before anything more is published, so no change is missed.
                 ServingLoop.run(self, WatchStart(since: since, backlog: changes, revision: revision)) { session, start in
-                    session?.beginWatch(start)
+                    session.beginWatch(start)
                 }
             }
             guard let start = watchStart else { return (.failure(RPCError(.internalError, "Internal error: the watch was not registered")), revision, 0) }

@@ -40,6 +40,10 @@ import ShelfWire
     /// The watch being started, between the list's `register` and the reply (`watch(since:)`).
     var watchStart: WatchStart?
     private var reader: Task<Void, Never>?
+    /// The reader, parked until the socket has something to read, a sleep ends, or the session stops reading.
+    private var readWaiter: UnsafeContinuation<Void, Never>?
+    /// Wakes `readWaiter` from the reactor thread: made once, so a wait allocates nothing.
+    private var readableCallback: (@Sendable () -> Void)?
     /// The reader, parked until the window and the budget have room (`waitForRoom`).
     private var roomWaiter: CheckedContinuation<Void, Never>?
     private var lastActivity: ContinuousClock.Instant
@@ -58,6 +62,7 @@ import ShelfWire
     /// `run()`, parked until everything owed is written (`isDrained`).
     private var drainWaiter: CheckedContinuation<Void, Never>?
     private var writeDeadline: (any ServerTimer)?
+    private var idleTimer: (any ServerTimer)?
     private var timers: [any ServerTimer] = []
 
     /// Where a connection is in its life; one value, so the flags that must agree cannot disagree.
@@ -122,9 +127,8 @@ import ShelfWire
     func run() async {
         if configuration.logsConnections { log("connection \(connection.id) from \(connection.peer) opened") }
         armTimers()
-        // Preferring the loop as its task executor, as the loop runs actor jobs: its calls to the list (on the same
-        // executor) are then switched in place by the runtime, and whatever nonisolated code it awaits stays on the
-        // loop (never the global pool).
+        // Preferring the loop as its task executor, as the loop runs actor jobs with it: whatever nonisolated code the
+        // reader awaits stays on the loop (never the global pool).
         let reader = Task(executorPreference: connection.executor) { await self.readLoop() }
         self.reader = reader
         if stopsReading { reader.cancel() }
@@ -133,7 +137,13 @@ import ShelfWire
         await untilDrained()
         feed.remove(connection.id)
         await untilDrained()
+        // Timers hold the session: every one is cancelled here.
         for timer in timers { timer.cancel() }
+        timers = []
+        writeDeadline?.cancel()
+        writeDeadline = nil
+        idleTimer?.cancel()
+        idleTimer = nil
         authGate?.ended(connection.id)
         let ending: String?
         switch phase {
@@ -160,6 +170,7 @@ import ShelfWire
     func stop() {
         stopsReading = true
         reader?.cancel()
+        readWaiter.take()?.resume()
         wakeReader()
     }
 
@@ -216,8 +227,63 @@ import ShelfWire
     // MARK: The reader
 
     private func readLoop() async {
-        // One cancellation handler for the whole loop (`stop()` cancels this task), not one per read.
-        await connection.coveringReadCancellation { await readRequests() }
+        // Strong: a weak reference would move every retain of the session to its side table; cleared below.
+        readableCallback = { [self] in ServingLoop.run(self, ()) { session, _ in session.readWaiter.take()?.resume() } }
+        await readRequests()
+        readableCallback = nil
+    }
+
+    /// Parks the reader on the loop until `register` has `readWaiter` resumed. Made to resume where it parked, on
+    /// the loop's executor: a continuation made for an isolation known only at run time resumes on the generic
+    /// executor first and hops back, two queued jobs per read instead of one.
+    private func park(_ register: (Session) -> Void) async {
+        await _unsafeInheritExecutor_withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            readWaiter = continuation
+            register(self)
+        }
+    }
+
+    /// Reads what the socket has, waiting for it on the loop (no task parks in ShelfSockets).
+    /// - Returns: the bytes, `[]` at end of stream, `nil` once the session stops reading or the read fails.
+    private func read(waitingFirst: Bool) async -> [UInt8]? {
+        var wait = waitingFirst
+        while !stopsReading {
+            if wait, let callback = readableCallback {
+                await park { session in
+                    if !session.connection.whenReadable(callback) { session.readWaiter.take()?.resume() }
+                }
+                if stopsReading { return nil }
+            }
+            do {
+                if let bytes = try connection.readNow(maxBytes: configuration.readChunkBytes) { return bytes }
+            } catch {
+                return nil
+            }
+            wait = true
+        }
+        return nil
+    }
+
+    /// Lets the event loop serve other connections first: resumes in a later round, after the next epoll poll.
+    private func nextRound() async {
+        await park { session in
+            let wake = session.readableCallback ?? {}
+            if !session.connection.executor.afterRound(wake) { session.readWaiter.take()?.resume() }
+        }
+    }
+
+    /// Parks the reader until `deadline` (by the server's clock), or until the session stops reading.
+    /// - Returns: false when it stopped reading meanwhile.
+    func sleep(until deadline: ContinuousClock.Instant) async -> Bool {
+        // Again after an early wake (a readiness callback left from the last read shares the waiter).
+        while !stopsReading, clock.now < deadline {
+            await park { session in
+                _ = session.clock.schedule(at: deadline) {
+                    ServingLoop.run(session, ()) { session, _ in session.readWaiter.take()?.resume() }
+                }
+            }
+        }
+        return !stopsReading
     }
 
     /// Reads, frames and carries out requests until the peer stops sending, the session stops or reading fails.
@@ -233,12 +299,15 @@ import ShelfWire
         var handledThisTurn = 0
         var events: [LineFramer.Event] = []
         var incoming: [Incoming] = []
+        // After a short read the socket is drained: the next read waits for readiness first instead of spending a
+        // system call on EAGAIN (edge-triggered epoll reports every arrival).
+        var drained = false
         while !Task.isCancelled, !stopsReading, canServe {
             // Emptied before the wait: a line is a slice of its read's array, and an idle connection must not keep
             // its last read alive.
             if events.capacity > Self.keptEventCapacity { events = [] } else { events.removeAll(keepingCapacity: true) }
-            let bytes: [UInt8]
-            do { bytes = try await connection.read(maxBytes: configuration.readChunkBytes) } catch { return }
+            guard let bytes = await read(waitingFirst: drained) else { return }
+            drained = !bytes.isEmpty && bytes.count < configuration.readChunkBytes
             if configuration.idleTimeout != nil { lastActivity = clock.now }
             let atEnd = bytes.isEmpty
             // The last line may lack its LF; it is still answered, then the session ends.
@@ -262,7 +331,7 @@ import ShelfWire
                 // per turn: a peer that pipelined thousands of requests does not hold up everyone else's replies.
                 if handledThisTurn >= Self.requestsPerTurn {
                     handledThisTurn = 0
-                    await connection.executor.nextRound()
+                    await nextRound()
                 }
                 let handled = await handle(incoming, from: index)
                 index += handled
@@ -275,7 +344,7 @@ import ShelfWire
             // A full read means more is waiting: without this a peer that streams bytes would keep the loop.
             if bytes.count == configuration.readChunkBytes {
                 handledThisTurn = 0
-                await connection.executor.nextRound()
+                await nextRound()
             }
         }
     }
@@ -514,12 +583,12 @@ import ShelfWire
     private func awaitWritable() {
         if writeDeadline == nil {
             let limit = configuration.writeTimeout
-            writeDeadline = clock.schedule(after: limit) { [weak self] in
-                ServingLoop.run(self, limit) { session, limit in session?.fail(WriteTimedOut(limit: limit).description) }
+            writeDeadline = clock.schedule(after: limit) { [self] in
+                ServingLoop.run(self, limit) { session, limit in session.fail(WriteTimedOut(limit: limit).description) }
             }
         }
-        let retry = !connection.whenWritable { [weak self] in
-            ServingLoop.run(self, ()) { session, _ in session?.flush() }
+        let retry = !connection.whenWritable { [self] in
+            ServingLoop.run(self, ()) { session, _ in session.flush() }
         }
         if retry { scheduleFlush() }
     }
@@ -568,8 +637,8 @@ import ShelfWire
         if let timeout = configuration.idleTimeout { armIdleTimer(at: lastActivity + timeout, timeout) }
         if let gate = authGate {
             let timeout = configuration.authTimeout
-            timers.append(clock.schedule(after: timeout) { [weak self] in
-                ServingLoop.run(self, gate) { session, gate in session?.authDeadlinePassed(gate, timeout) }
+            timers.append(clock.schedule(after: timeout) { [self] in
+                ServingLoop.run(self, gate) { session, gate in session.authDeadlinePassed(gate, timeout) }
             })
         }
     }
@@ -577,9 +646,9 @@ import ShelfWire
     /// Closes a connection that sent nothing for `timeout`, with a `closing` notification (`idle_timeout`).
     /// A watching connection is never idle: it is waiting for changes (as Redis spares its subscribers).
     private func armIdleTimer(at deadline: ContinuousClock.Instant, _ timeout: Duration) {
-        timers.append(clock.schedule(at: deadline) { [weak self] in
-            ServingLoop.run(self, timeout) { session, timeout in session?.idleTimerFired(timeout) }
-        })
+        idleTimer = clock.schedule(at: deadline) { [self] in
+            ServingLoop.run(self, timeout) { session, timeout in session.idleTimerFired(timeout) }
+        }
     }
 
     private func idleTimerFired(_ timeout: Duration) {

@@ -126,7 +126,6 @@ final class ReadinessGate: Sendable {
                 state.ready = false
                 return false
             }
-            precondition(state.waiter == nil, "a callback and a waiter on one \(direction) gate")
             state.callback = action
             return true
         }
@@ -136,16 +135,15 @@ final class ReadinessGate: Sendable {
     func signal() {
         let (woken, callback) = state.withLock { state -> (UnsafeContinuation<Void, any Error>?, (@Sendable () -> Void)?) in
             guard !state.closed else { return (nil, nil) }
-            if let callback = state.callback {
-                state.callback = nil
+            let callback = state.callback
+            state.callback = nil
+            guard let waiter = state.waiter else {
+                // Remembered for a later wait unless a callback took it.
+                if callback == nil { state.ready = true }
                 return (nil, callback)
             }
-            guard let waiter = state.waiter else {
-                state.ready = true
-                return (nil, nil)
-            }
             state.waiter = nil
-            return (waiter.continuation, nil)
+            return (waiter.continuation, callback)
         }
         woken?.resume()
         callback?()

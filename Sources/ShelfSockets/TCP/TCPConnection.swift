@@ -65,6 +65,31 @@ public final class TCPConnection: Sendable {
         }
     }
 
+    /// Reads what is available now, up to `maxBytes` bytes, without suspending (retrying EINTR): for a caller that
+    /// waits for readability itself (`whenReadable`).
+    /// - Returns: 1...`maxBytes` bytes; `[]` at end of stream; `nil` when nothing is available now.
+    /// - Throws: as `read(maxBytes:)`, but never `CancellationError`.
+    public func readNow(maxBytes: Int = 65_536) throws(SocketError) -> [UInt8]? {
+        precondition(maxBytes > 0, "maxBytes must be positive")
+        while true {
+            let outcome = try handle.withDescriptor { fd throws(SocketError) in try Self.readOnce(fd, maxBytes, scratch: reactor.executor) }
+            switch outcome {
+            case .done(let bytes): return bytes
+            case .interrupted: continue
+            case .wouldBlock: return nil
+            }
+        }
+    }
+
+    /// Calls `action` once, on the reactor thread, when the socket has something to read after a `readNow` that
+    /// found nothing (or when the connection closes); no task waits meanwhile.
+    /// - Returns: false, keeping nothing, when it may have something already (or is closed, or the peer's end of
+    ///   stream was reported): call `readNow` again.
+    public func whenReadable(_ action: @escaping @Sendable () -> Void) -> Bool {
+        if registration.hungUp.load(ordering: .acquiring) { return false }
+        return registration.readable.whenReady(action)
+    }
+
     /// Runs `body`, in which every `read` of the calling task that waits is woken with `CancellationError` when the
     /// task is cancelled, as outside it, but under this one cancellation handler instead of one registered per
     /// wait: the connection's reader runs its whole loop in it, so a request costs no handler of its own. Reads of
