@@ -28,27 +28,22 @@ enum CRC32C {
 
     /// The CRC-32C of `bytes`.
     static func checksum(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
-        guard let base = bytes.baseAddress else { return 0 }
-        return tables.withUnsafeBufferPointer { tables in
-            let table = tables.baseAddress!
+        tables.withUnsafeBufferPointer { table in
             var crc: UInt32 = 0xFFFF_FFFF
             var index = 0
             let count = bytes.count
-            // Eight bytes a step, read as one little-endian word; the table indexes are below 8 * 256 by
-            // construction, so neither they nor the index arithmetic need checking.
-            while count &- index >= 8 {
-                let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-                let low = crc ^ UInt32(truncatingIfNeeded: word)
-                let high = UInt32(truncatingIfNeeded: word &>> 32)
-                crc = table[7 &* 256 &+ Int(low & 0xFF)] ^ table[6 &* 256 &+ Int((low &>> 8) & 0xFF)]
-                    ^ table[5 &* 256 &+ Int((low &>> 16) & 0xFF)] ^ table[4 &* 256 &+ Int(low &>> 24)]
-                    ^ table[3 &* 256 &+ Int(high & 0xFF)] ^ table[2 &* 256 &+ Int((high &>> 8) & 0xFF)]
-                    ^ table[1 &* 256 &+ Int((high &>> 16) & 0xFF)] ^ table[Int(high &>> 24)]
-                index &+= 8
+            while count - index >= 8 {
+                let low = crc ^ (UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8
+                    | UInt32(bytes[index + 2]) << 16 | UInt32(bytes[index + 3]) << 24)
+                crc = table[7 * 256 + Int(low & 0xFF)] ^ table[6 * 256 + Int((low >> 8) & 0xFF)]
+                    ^ table[5 * 256 + Int((low >> 16) & 0xFF)] ^ table[4 * 256 + Int(low >> 24)]
+                    ^ table[3 * 256 + Int(bytes[index + 4])] ^ table[2 * 256 + Int(bytes[index + 5])]
+                    ^ table[1 * 256 + Int(bytes[index + 6])] ^ table[Int(bytes[index + 7])]
+                index += 8
             }
             while index < count {
-                crc = (crc &>> 8) ^ table[Int((crc ^ UInt32(base[index])) & 0xFF)]
-                index &+= 1
+                crc = (crc >> 8) ^ table[Int((crc ^ UInt32(bytes[index])) & 0xFF)]
+                index += 1
             }
             return crc ^ 0xFFFF_FFFF
         }
