@@ -55,7 +55,7 @@ import Testing
             #expect(await commit(store, addCommit(acknowledged + 1, base: acknowledged)).error == nil)
             acknowledged += 1
         }
-        let snapshotRevision = try SnapshotCodec.decode(try #require(try FileBytes.read(files.path)), path: files.path).revision
+        let snapshotRevision = try SnapshotCodec.decode(try #require(files.bytes(files.path)), path: files.path).revision
         let records = try JournalFile.records(at: files.path + ".journal").map(\.revision)
         #expect(records.first.map { $0 <= snapshotRevision } == true, "the journal still starts with records the snapshot holds")
         #expect(records.last == acknowledged)

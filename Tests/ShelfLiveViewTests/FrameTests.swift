@@ -63,6 +63,37 @@ import Testing
         #expect(frame.cursor?.column == 5 + 10)
     }
 
+    @Test("the edit form: a note's line breaks as ⏎, the cursor inside wide text at its display column")
+    func editFormFrame() throws {
+        var model = Self.model(Self.items + [
+            Item(id: CountingIDs.id(5), title: "三体 two", isRead: false, addedAt: fixedDate, revision: 7, note: "line one\nline two"),
+        ])
+        _ = model.press(.end)
+        _ = model.press(.character("e"))
+        for _ in 0..<4 { _ = model.press(.left) }
+        let frame = FrameRenderer(title: "127.0.0.1:7453").frame(model, width: 80, height: 24)
+        try Self.check(frame, "edit-form-80x24")
+        #expect(frame.rows[22].text.hasPrefix("note: line one⏎line two"))
+        // After 三体: "title: " is 7 columns, each of the two characters 2.
+        #expect(frame.cursor?.row == 19)
+        #expect(frame.cursor?.column == 7 + 4)
+    }
+
+    @Test("a line longer than the screen scrolls to keep the cursor in view")
+    func longLineScrolls() {
+        var model = Self.model(Self.items)
+        _ = model.press(.character("a"))
+        for character in "abcdefghijklmnopqrstuvwxyz" { _ = model.press(.character(character)) }
+        let renderer = FrameRenderer(title: "t")
+        let atEnd = renderer.frame(model, width: 20, height: 6)
+        #expect(atEnd.rows[5].text == "add: mnopqrstuvwxyz ")
+        #expect(atEnd.cursor?.column == 19)
+        _ = model.press(.home)
+        let atStart = renderer.frame(model, width: 20, height: 6)
+        #expect(atStart.rows[5].text == "add: abcdefghijklmno")
+        #expect(atStart.cursor?.column == 5)
+    }
+
     @Test("reconnecting shows in the status line; the rows stay")
     func reconnectingFrame() throws {
         var model = Self.model(Self.items)

@@ -43,7 +43,7 @@ import Testing
 
     @Test("control keys: Enter, Tab, Backspace, Ctrl-letters")
     func controls() {
-        #expect(Self.keys("\r\n\t\u{7f}\u{8}\u{3}\u{15}") == [.enter, .enter, .tab, .backspace, .backspace, .control("c"), .control("u")])
+        #expect(Self.keys("\r\n\t\u{7f}\u{8}\u{3}\u{15}") == [.enter, .control("j"), .tab, .backspace, .backspace, .control("c"), .control("u")])
     }
 
     @Test("bracketed paste arrives as one piece, escapes and newlines included, even split across reads")

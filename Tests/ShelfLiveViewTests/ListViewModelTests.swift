@@ -145,6 +145,45 @@ import Testing
         #expect(model.visible.count == 3)
     }
 
+    @Test("Backspace back from a grown search shows the shorter search's rows, and still right after a change came in")
+    func backspaceAfterNarrowing() {
+        var (model, session) = Self.showing([
+            item(1, "Dune", revision: 1), item(2, "Dunes of Mars", revision: 2), item(3, "Solaris", revision: 3),
+        ], revision: 3)
+        _ = model.press(.character("/"))
+        for character in "dunes" { _ = model.press(.character(character)) }
+        #expect(model.visible.map(\.title) == ["Dunes of Mars"])
+        _ = model.press(.backspace)
+        #expect(model.visible.map(\.title) == ["Dune", "Dunes of Mars"])
+        _ = model.press(.character("s"))
+        model.changed(session: session, RevisionedChange(revision: 4, change: .added(item(4, "Dune Messiah", revision: 4))))
+        #expect(model.visible.map(\.title) == ["Dunes of Mars"])
+        _ = model.press(.backspace)
+        #expect(model.visible.map(\.title) == ["Dune", "Dunes of Mars", "Dune Messiah"])
+        _ = model.press(.control("u"))
+        #expect(model.visible.count == 4)
+    }
+
+    @Test("many removals compact the table: rows, selection and search stay right")
+    func compaction() {
+        let items = (1...3000).map { item($0, "Book \($0)", revision: Revision($0)) }
+        var (model, session) = Self.showing(items, revision: 3000)
+        _ = model.press(.end)
+        for n in 1...2500 {
+            model.changed(session: session, RevisionedChange(revision: Revision(3000 + n), change: .removed(CountingIDs.id(n))))
+        }
+        #expect(model.visible.count == 500)
+        #expect(model.visible.first?.title == "Book 2501")
+        #expect(model.selectedItem?.title == "Book 3000")
+        #expect(model.readCount == 0)
+        model.changed(session: session, RevisionedChange(revision: 5501, change: .updated(item(2990, "Book 2990", revision: 5501, isRead: true))))
+        #expect(model.readCount == 1)
+        _ = model.press(.character("/"))
+        for character in "book 299" { _ = model.press(.character(character)) }
+        #expect(model.visible.map(\.title) == (2990...2999).map { "Book \($0)" })
+        #expect(model.selectedItem?.title == "Book 2999")
+    }
+
     @Test("Enter on the add line asks for one add; a refusal keeps the line and its text, and says why")
     func refusedAddKeepsInput() throws {
         var (model, _) = Self.showing([], revision: 0)

@@ -22,11 +22,15 @@ public struct ItemCollection: Sendable, Equatable, Sequence {
     /// An empty collection.
     public init() {}
 
+    /// An empty collection with room for `minimumCapacity` items, so that appending as many does not regrow it.
+    init(minimumCapacity: Int) {
+        pages.reserveCapacity(minimumCapacity / Self.pageSize + 1)
+        positions = ItemIndex(minimumCapacity: minimumCapacity)
+    }
+
     /// Builds a collection from items in order; fails with the first id that appears twice.
     public static func make(_ items: [Item]) -> Result<ItemCollection, DuplicateID> {
-        var collection = ItemCollection()
-        collection.pages.reserveCapacity(items.count / pageSize + 1)
-        collection.positions = ItemIndex(minimumCapacity: items.count)
+        var collection = ItemCollection(minimumCapacity: items.count)
         for item in items where !collection.append(item) {
             return .failure(DuplicateID(id: item.id))
         }

@@ -85,7 +85,7 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
     public static let maxTextBytes = 1_024
 
     /// About how much work running the query over `items` takes, in bytes compared: the bytes of text searched (an
-    /// ASCII search is linear), times the needle's bytes when the needle is not ASCII (Foundation's search is not);
+    /// ASCII search is linear), times the needle's bytes when the needle is not ASCII (a margin for folding text first);
     /// one per item when there is no text. Without reading any text: a native string knows its UTF-8 length. For
     /// deciding where a search runs, not for a limit.
     public func estimatedWork(over items: ItemCollection) -> Int {
@@ -221,9 +221,10 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
         }
 
         /// Whether `text` holds the needle, ignoring case and diacritics: ASCII text is searched byte by byte
-        /// (folding ASCII changes only case, so only an ASCII needle can occur in it), other text by Foundation.
+        /// (folding ASCII changes only case, so only an ASCII needle can occur in it), other text folded by
+        /// Foundation first, then searched the same way: the rule `ItemSearchKey` keeps for clients that fold once.
         private func contains(_ text: String) -> Bool {
-            guard let needle else { return true }
+            guard needle != nil else { return true }
             var text = text
             let ascii = text.withUTF8 { bytes -> Bool? in
                 guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
@@ -232,7 +233,11 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
                 return Self.asciiSearch(bytes, needleBytes, failure, fallbacks: &fallbacks)
             }
             if let ascii { return ascii }
-            return text.range(of: needle, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+            var folded = Self.fold(text)
+            return folded.withUTF8 { bytes in
+                var fallbacks = 0
+                return Self.asciiSearch(bytes, needleBytes, failure, fallbacks: &fallbacks)
+            }
         }
 
         /// `failure[i]` is the length of the longest proper prefix of `needle[...i]` that is also a suffix of it.

@@ -1,25 +1,24 @@
 import Foundation
 import Glibc
 
-/// Whole-file reads and full writes with errno captured at once; blocking, for storage threads only.
-enum FileBytes {
-    /// The bytes of the file at `path` (its first `limit` bytes at most, when given), or `nil` when it does not exist.
-    /// - Throws: `StorageError.io`; `.notAFile` for a FIFO, a device or a socket there — opened without waiting
-    ///   (`O_NONBLOCK`): a FIFO nobody writes to held `shelfd`'s start for good. (A directory fails at `read`, with
-    ///   `EISDIR`.)
-    static func read(_ path: String, limit: Int = .max) throws(StorageError) -> [UInt8]? {
-        guard let reader = try openForReading(path) else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(min(reader.size + 1, limit))
-        while bytes.count < limit {
-            if try reader.append(to: &bytes, count: min(StreamingReader.chunkBytes, limit - bytes.count)) == 0 { break }
-        }
-        return bytes
-    }
+/// Where bytes come from a block at a time: a file (`FileBytes.StreamingReader`) or bytes in memory
+/// (`FileBytes.InMemory`), so that one line-by-line reader serves both.
+protocol BlockSource {
+    /// Appends up to `count` bytes to `bytes`.
+    /// - Returns: how many were appended; 0 at the end.
+    /// - Throws: `StorageError.io` when a read fails.
+    mutating func append(to bytes: inout [UInt8], count: Int) throws(StorageError) -> Int
+    /// The bytes there are in all, as far as known when it was opened: only a hint for sizing what is read into.
+    var sizeHint: Int { get }
+}
 
-    /// Opens the file at `path` for reading a block at a time (`StreamingReader`), with the checks of `read`.
+/// Block-at-a-time reads and full writes with errno captured at once; blocking, for storage threads only.
+enum FileBytes {
+    /// Opens the file at `path` for reading a block at a time (`StreamingReader`).
     /// - Returns: `nil` when it does not exist.
-    /// - Throws: as `read`.
+    /// - Throws: `StorageError.io`; `.notAFile` for a FIFO, a device or a socket there — opened without waiting
+    ///   (`O_NONBLOCK`): a FIFO nobody writes to held `shelfd`'s start for good. (A directory fails at the first
+    ///   read, with `EISDIR`.)
     static func openForReading(_ path: String) throws(StorageError) -> StreamingReader? {
         let fd = retryingEINTR { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         if fd < 0 {
@@ -44,7 +43,7 @@ enum FileBytes {
 
     /// A file read a block at a time, so that memory stays bounded by the block, not the file (the journal,
     /// which can be far larger than the list). Closes the file when released.
-    final class StreamingReader {
+    final class StreamingReader: BlockSource {
         private let fd: Int32
         let path: String
         /// The file's size when it was opened.
@@ -63,6 +62,8 @@ enum FileBytes {
 
         deinit { close(fd) }
 
+        var sizeHint: Int { size }
+
         /// Appends up to `count` bytes to `bytes`.
         /// - Returns: how many were appended; 0 at the end of the file.
         func append(to bytes: inout [UInt8], count: Int) throws(StorageError) -> Int {
@@ -76,6 +77,25 @@ enum FileBytes {
                 total += n
             }
             return total
+        }
+    }
+
+    /// Bytes already in memory, handed out a block at a time as a file's would be (`SnapshotCodec.decodeStored`).
+    struct InMemory: BlockSource {
+        let bytes: [UInt8]
+        private var offset = 0
+
+        init(_ bytes: [UInt8]) {
+            self.bytes = bytes
+        }
+
+        var sizeHint: Int { bytes.count }
+
+        mutating func append(to buffer: inout [UInt8], count: Int) -> Int {
+            let end = offset + min(count, bytes.count - offset)
+            buffer.append(contentsOf: bytes[offset..<end])
+            defer { offset = end }
+            return end - offset
         }
     }
 

@@ -19,16 +19,12 @@ extension FileListStore {
         disk.compaction = Compaction(journalLength: journalLength)
         compactionQueue.async { @Sendable [self] in
             let result = Result { () throws(StorageError) -> (list: ListSnapshot, bytes: Int) in
-                // Only a compaction writes the snapshot, one at a time: reading it here is safe.
-                let previous = try file.read()
                 let list: ListSnapshot
-                if let written { list = written } else { list = try readBack(previous, journalPrefix: journalLength) }
+                if let written { list = written } else { list = try readBack(journalPrefix: journalLength) }
                 guard list.revision == revision else {
                     throw .corruptJournal(path: journalPath, reason: "compaction read revision \(list.revision), not \(revision)")
                 }
-                let bytes = SnapshotCodec.encode(list, identity: identity)
-                try file.replace(with: bytes) { previous }
-                return (list, bytes.count)
+                return (list, try file.replace(with: list, identity: identity))
             }
             compacted.withLock { $0 = result }
             // For an idle store; a draining one takes the outcome between two rounds.
@@ -99,13 +95,13 @@ extension FileListStore {
         }
     }
 
-    /// The list the files hold, read back from them: the snapshot with the journal replayed on top, streamed as at
-    /// start-up, every checksum checked.
-    private func readBack(_ snapshotBytes: [UInt8]?, journalPrefix: Int) throws(StorageError) -> ListSnapshot {
-        var snapshot = try snapshotBytes.map { bytes throws(StorageError) in try SnapshotCodec.decode(bytes, path: file.path) }
-            ?? ListSnapshot()
+    /// The list the files hold, read back from them: the snapshot with the journal replayed on top, both streamed as
+    /// at start-up, every checksum checked. Only a compaction writes the snapshot, one at a time: reading it here is
+    /// safe.
+    private func readBack(journalPrefix: Int) throws(StorageError) -> ListSnapshot {
+        var snapshot = try file.readStored(blockBytes: readBlockBytes)?.stored.snapshot ?? ListSnapshot()
         var replay = JournalReplay(base: snapshot.revision, path: journalPath)
-        _ = try JournalFile.read(path: journalPath, prefix: journalPrefix) { record throws(StorageError) in
+        _ = try JournalFile.read(path: journalPath, prefix: journalPrefix, blockBytes: readBlockBytes) { record throws(StorageError) in
             try replay.apply(record, to: &snapshot)
         }
         return snapshot
@@ -116,15 +112,14 @@ extension FileListStore {
     /// killed before its first compaction finished, no longer lets the journal grow without bound nor replays it twice
     /// — and when the store was written before identities, to give it one that outlives restarts. A failure is a
     /// failed compaction like any other (logged; everything is still in the files), and the store serves anyway.
-    func compactAtStart(_ list: ListSnapshot, identity: UUID, previous: [UInt8]?, _ disk: Disk) {
+    func compactAtStart(_ list: ListSnapshot, identity: UUID, _ disk: Disk) {
         guard let journal = disk.journal else { return }
         let journalBytes = journal.length
-        let bytes = SnapshotCodec.encode(list, identity: identity)
         do throws(StorageError) {
-            try file.replace(with: bytes) { previous }
+            let snapshotBytes = try file.replace(with: list, identity: identity)
             try journal.dropFirst(journal.length, syncDirectory: file.syncDirectory)
-            disk.compactAt = max(bytes.count, compactionMinimumBytes)
-            loadEvents?(.compactedAtStart(journalBytes: journalBytes, snapshotBytes: bytes.count))
+            disk.compactAt = max(snapshotBytes, compactionMinimumBytes)
+            loadEvents?(.compactedAtStart(journalBytes: journalBytes, snapshotBytes: snapshotBytes))
         } catch {
             if journal.damaged { disk.broken = error }
             disk.compactAt = journal.length * 2

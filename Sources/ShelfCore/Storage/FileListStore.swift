@@ -59,6 +59,9 @@ public final class FileListStore: ListStore {
     private let faults: FileFaults?
     let compactionMinimumBytes: Int
     let preallocationBytes: Int
+    /// How many bytes of the snapshot and the journal are read at a time (`load()`, a compaction's read-back, the
+    /// journal's copy after a compaction).
+    let readBlockBytes: Int
     private let roundEnd: (@Sendable (@escaping @Sendable () -> Void) -> Bool)?
     let compactionEvents: (@Sendable (CompactionEvent) -> Void)?
     let loadEvents: (@Sendable (LoadEvent) -> Void)?
@@ -87,6 +90,9 @@ public final class FileListStore: ListStore {
     ///   - compactionMinimumBytes: the journal is compacted once it is larger than both the snapshot and this.
     ///   - preallocationBytes: how far ahead of its records the journal is filled with zero bytes, so that appends
     ///     do not grow the file (`JournalFile.preallocate`); 0 turns that off. Default 256 KiB.
+    ///   - readBlockBytes: how many bytes of the snapshot or the journal are read (or, after a compaction, copied) at
+    ///     a time; memory for reading is this plus the longest line, whatever the files' sizes. Default 8 MiB
+    ///     (`defaultReadBlockBytes`); at least 1.
     ///   - roundEnd: where the commits of one round of the caller's event loop are handed to the store's queue
     ///     together: given the hand-over with the round's first commit, it runs it at the round's end and returns
     ///     true, or returns false to have it run at once. `shelfd` passes its event loop's `afterRound`, so the
@@ -101,6 +107,7 @@ public final class FileListStore: ListStore {
     public init(
         path: String, faults: FileFaults? = nil, compactionMinimumBytes: Int = 1 << 20,
         preallocationBytes: Int = FileListStore.defaultPreallocationBytes,
+        readBlockBytes: Int = FileListStore.defaultReadBlockBytes,
         roundEnd: (@Sendable (@escaping @Sendable () -> Void) -> Bool)? = nil,
         compactionEvents: (@Sendable (CompactionEvent) -> Void)? = nil,
         loadEvents: (@Sendable (LoadEvent) -> Void)? = nil
@@ -111,6 +118,7 @@ public final class FileListStore: ListStore {
         self.faults = faults
         self.compactionMinimumBytes = compactionMinimumBytes
         self.preallocationBytes = preallocationBytes
+        self.readBlockBytes = max(1, readBlockBytes)
         self.roundEnd = roundEnd
         self.compactionEvents = compactionEvents
     }
@@ -118,6 +126,10 @@ public final class FileListStore: ListStore {
     /// 256 KiB (262,144 bytes). The zeros are written again once fewer than 64 KiB are left: about 1,000 `add`
     /// records of ~190 bytes between two preallocations.
     public static let defaultPreallocationBytes = 256 * 1024
+
+    /// 8 MiB (8,388,608 bytes): large enough that each block's lines keep every core busy (`LineChunks`), small
+    /// beside a list of any size worth streaming.
+    public static let defaultReadBlockBytes = 8 << 20
 
     /// Room reserved per commit for a round's journal bytes (an `add` record is ~190 bytes), so a round's buffer is
     /// allocated once rather than regrown.
@@ -152,12 +164,13 @@ public final class FileListStore: ListStore {
         try file.createDirectory()
         let lock = try StoreLock(path: file.lockPath, guarding: file.path)
         do throws(StorageError) {
-            let stored = try file.read()
-            let decoded = try stored.map { bytes throws(StorageError) in try SnapshotCodec.decodeStored(bytes, path: file.path) }
+            // Both files streamed: each block's lines are applied as they are read, so memory follows the list, not
+            // the files.
+            let stored = try file.readStored(blockBytes: readBlockBytes)
+            let decoded = stored?.stored
             var snapshot = decoded?.snapshot ?? ListSnapshot()
             var replay = JournalReplay(base: snapshot.revision, path: journalPath)
-            // Streamed: each block's records are applied as they are read, so memory follows the list, not the journal.
-            let contents = try JournalFile.read(path: journalPath) { record throws(StorageError) in
+            let contents = try JournalFile.read(path: journalPath, blockBytes: readBlockBytes) { record throws(StorageError) in
                 try replay.apply(record, to: &snapshot)
             }
             if let listed = decoded?.identity, let headed = contents.identity, listed != headed {
@@ -166,7 +179,7 @@ public final class FileListStore: ListStore {
                     reason: "its header names list \(headed.wireString), but the snapshot \(file.path) is list \(listed.wireString)")
             }
             let identity = decoded?.identity ?? contents.identity ?? UUID.random()
-            let journal = JournalFile(path: journalPath, identity: identity, faults: faults)
+            let journal = JournalFile(path: journalPath, identity: identity, faults: faults, blockBytes: readBlockBytes)
             // Before anything is written, so a refused start leaves the store as it was.
             try FileBytes.checkLeftoverRemovable(file.tempPath)
             try FileBytes.checkLeftoverRemovable(journal.tempPath)
@@ -181,7 +194,7 @@ public final class FileListStore: ListStore {
                     keptBytes: contents.validLength, droppedBytes: tail.bytes, droppedLines: tail.lines,
                     firstDroppedLine: tail.line, reason: tail.reason, droppedRevision: tail.revision)))
             }
-            let snapshotBytes = stored?.count ?? 0
+            let snapshotBytes = stored?.bytes ?? 0
             let disk = onQueue()
             disk.revision = snapshot.revision
             disk.identity = identity
@@ -191,7 +204,7 @@ public final class FileListStore: ListStore {
             let unidentified = stored != nil && decoded?.identity == nil && contents.identity == nil
             let oldJournal = contents.headerLength == 0 && contents.validLength > 0
             if unidentified || oldJournal || journal.length > disk.compactAt {
-                compactAtStart(snapshot, identity: identity, previous: stored, disk)
+                compactAtStart(snapshot, identity: identity, disk)
             }
             Self.returnFreedMemory()
             return StoredList(snapshot: snapshot, identity: identity)

@@ -31,8 +31,13 @@ final class JournalFile {
     /// The next append retries the sync first and writes nothing unless it succeeds.
     private var owedDirectorySync: (() throws(StorageError) -> Void)?
 
-    init(path: String, identity: UUID, faults: FileFaults?) {
+    /// How many bytes `dropFirst` copies at a time.
+    private let blockBytes: Int
+
+    /// - Parameter blockBytes: how many bytes `dropFirst` copies at a time (at least 1).
+    init(path: String, identity: UUID, faults: FileFaults?, blockBytes: Int = JournalFile.readBlockBytes) {
         self.path = path
+        self.blockBytes = max(1, blockBytes)
         header = Self.headerLine(identity)
         self.faults = faults
         tempPath = FileBytes.hiddenSibling(of: path, suffix: "tmp")
@@ -65,9 +70,10 @@ final class JournalFile {
         var tail: TornTail?
     }
 
-    /// How many bytes the journal is read at a time at start-up: memory is bounded by this (and the longest line),
-    /// not by the journal's size. Each block's lines are parsed on every core (`LineChunks`).
-    static let readBlockBytes = 8 << 20
+    /// How many bytes the journal is read at a time by default (`FileListStore.defaultReadBlockBytes`): memory is
+    /// bounded by this (and the longest line), not by the journal's size. Each block's lines are parsed on every core
+    /// (`LineChunks`).
+    static let readBlockBytes = FileListStore.defaultReadBlockBytes
 
     /// The journal format with a header line and a checksum on every record (protocol/STORAGE.md, "The journal").
     static let format = 2
@@ -78,10 +84,13 @@ final class JournalFile {
     /// record followed by a good one is corruption.
     /// - Throws: `StorageError.io`, `.unknownFormat` for a header of another format, `.corruptJournal` naming the
     ///   line, or whatever `each` throws.
-    /// - Parameter prefix: read only the journal's first `prefix` bytes (what a compaction snapshots, while appends
-    ///   go on after them); `nil` for the whole file.
+    /// - Parameters:
+    ///   - prefix: read only the journal's first `prefix` bytes (what a compaction snapshots, while appends go on
+    ///     after them); `nil` for the whole file.
+    ///   - blockBytes: how many bytes are read at a time (at least 1); a line split between two blocks is read whole.
     static func read(
-        path: String, prefix: Int? = nil, each: (RevisionedChange) throws(StorageError) -> Void
+        path: String, prefix: Int? = nil, blockBytes: Int = readBlockBytes,
+        each: (RevisionedChange) throws(StorageError) -> Void
     ) throws(StorageError) -> Contents {
         var contents = Contents()
         guard let reader = try FileBytes.openForReading(path) else { return contents }
@@ -95,7 +104,7 @@ final class JournalFile {
         var droppedLines = 0
         var checked = false
         while !atEnd {
-            let wanted = min(readBlockBytes, remaining)
+            let wanted = min(max(1, blockBytes), remaining)
             let n = wanted == 0 ? 0 : try reader.append(to: &buffer, count: wanted)
             remaining -= n
             if n == 0 { atEnd = true }
@@ -342,12 +351,19 @@ final class JournalFile {
             try truncate(to: headerLength, wholeRecordsPast: true)
             return
         }
-        let rest = header + (count >= length ? [] : try FileBytes.read(fd, offset: count, count: length - count, path: path))
+        let kept = max(0, length - count)
         let temp = retryingEINTR { Glibc.open(tempPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         if temp < 0 { throw .io(call: "open", path: tempPath, errno: errno) }
         do throws(StorageError) {
             try faults?.check(.rotate)
-            try FileBytes.writeAll(rest[...], to: temp, at: 0, path: tempPath)
+            try FileBytes.writeAll(header[...], to: temp, at: 0, path: tempPath)
+            // A block at a time: what was appended during a compaction has no bound of its own.
+            var copied = 0
+            while copied < kept {
+                let block = try FileBytes.read(fd, offset: count + copied, count: min(blockBytes, kept - copied), path: path)
+                try FileBytes.writeAll(block[...], to: temp, at: header.count + copied, path: tempPath)
+                copied += block.count
+            }
             if retryingEINTR({ fdatasync(temp) }) != 0 { throw .io(call: "fdatasync", path: tempPath, errno: errno) }
             if rename(tempPath, path) != 0 { throw .io(call: "rename", path: path, errno: errno) }
         } catch {
@@ -358,8 +374,8 @@ final class JournalFile {
         // Renamed: from here on, only the new file may be written.
         close(fd)
         fd = temp
-        length = rest.count
-        allocated = rest.count
+        length = header.count + kept
+        allocated = length
         headerLength = header.count
         preallocateAgainAt = 0
         do throws(StorageError) {

@@ -22,24 +22,52 @@ public enum SnapshotCodec {
         public var identity: UUID?
     }
 
-    /// Encodes `snapshot` in format 3, as the list `identity`.
+    /// Encodes `snapshot` in format 3, as the list `identity`: the whole file (`Slices`, in one piece).
     public static func encode(_ snapshot: ListSnapshot, identity: UUID) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(64 + snapshot.items.count * 180)
-        let header = JSONValue.object(JSONObject([
-            ("format", .number(JSONNumber(format))), ("revision", .number(JSONNumber(snapshot.revision))),
-            ("items", .number(JSONNumber(snapshot.items.count))), ("list", .string(identity.wireString)),
-        ]))
-        JSONWriter.append(header, to: &bytes)
-        LineChecksum.seal(&bytes, from: 0)
-        bytes.append(0x0A)
-        for item in snapshot.items {
-            let start = bytes.count
-            item.appendJSON(to: &bytes)
-            LineChecksum.seal(&bytes, from: start)
-            bytes.append(0x0A)
+        var slices = Slices(snapshot, identity: identity, sliceBytes: .max)
+        return slices.next() ?? []
+    }
+
+    /// A format 3 encoding of one list, made a slice at a time (each of whole lines, the first with the header),
+    /// so that a compaction writes a large list without holding its whole encoding: memory follows the slice, not
+    /// the file. The list is iterated, not copied.
+    struct Slices: IteratorProtocol {
+        private var header: [UInt8]?
+        private var items: ItemCollection.Iterator
+        private let sliceBytes: Int
+        private let sizeHint: Int
+
+        /// - Parameter sliceBytes: a slice ends with the first line that brings it to this many bytes or more.
+        init(_ snapshot: ListSnapshot, identity: UUID, sliceBytes: Int) {
+            var header: [UInt8] = []
+            JSONWriter.append(.object(JSONObject([
+                ("format", .number(JSONNumber(format))), ("revision", .number(JSONNumber(snapshot.revision))),
+                ("items", .number(JSONNumber(snapshot.items.count))), ("list", .string(identity.wireString)),
+            ])), to: &header)
+            LineChecksum.seal(&header, from: 0)
+            header.append(0x0A)
+            self.header = header
+            items = snapshot.items.makeIterator()
+            self.sliceBytes = sliceBytes
+            sizeHint = 64 + snapshot.items.count * 180
         }
-        return bytes
+
+        /// The next slice; `nil` once the header and every item were given.
+        mutating func next() -> [UInt8]? {
+            var bytes: [UInt8] = []
+            if let header {
+                bytes = header
+                self.header = nil
+            }
+            bytes.reserveCapacity(min(sizeHint, sliceBytes) + 1024)
+            while bytes.count < sliceBytes, let item = items.next() {
+                let start = bytes.count
+                item.appendJSON(to: &bytes)
+                LineChecksum.seal(&bytes, from: start)
+                bytes.append(0x0A)
+            }
+            return bytes.isEmpty ? nil : bytes
+        }
     }
 
     /// Decodes and checks a snapshot of format 1, 2 or 3 (`decodeStored`), keeping only the list.
@@ -50,40 +78,12 @@ public enum SnapshotCodec {
 
     /// Decodes and checks a snapshot of format 1, 2 or 3: well-formed items with valid titles, no repeated ids, no
     /// item revision above the list revision, the item count the header promises, and in format 3 every line's
-    /// checksum.
+    /// checksum. The bytes are read as a file is at start-up (`decodeStored(from:blockBytes:path:)`).
+    /// - Parameter blockBytes: how many bytes are taken at a time; `nil` for all of them at once.
     /// - Throws: `StorageError.unknownFormat`, `.duplicateID` or `.corrupt`, each naming `path` (and the line).
-    public static func decodeStored(_ bytes: [UInt8], path: String) throws(StorageError) -> Stored {
-        let headerEnd = bytes.firstIndex(of: 0x0A) ?? bytes.count
-        let header = try? JSONParser.parse(bytes[..<headerEnd])
-        if case .object(let object)? = header, let number = object["format"]?.numberValue, number.int64 == nil {
-            // The first line decides by its number (protocol/STORAGE.md): `2.5` or `1e0` is no format this build
-            // reads, not "not JSON". Format numbers are written as plain integers, as revisions are.
-            throw .unknownFormat(path: path, format: number.text)
-        }
-        guard case .object(let object)? = header, let format = object["format"]?.numberValue?.int64 else {
-            return Stored(snapshot: try decodeFormat1(bytes, path: path), identity: nil)
-        }
-        switch format {
-        case 2, 3:
-            // A header with no LF is a last line cut short too (a file with no items).
-            guard headerEnd < bytes.count else { throw .corrupt(path: path, reason: Self.cutShort) }
-            let checksummed = format == 3
-            var identity: UUID?
-            if checksummed {
-                guard case .valid = LineChecksum.check(bytes[..<headerEnd]) else {
-                    throw .corrupt(path: path, reason: Self.checksumMismatch(line: 1, offset: 0))
-                }
-                guard let text = object["list"]?.stringValue, let id = UUID(wireText: text) else {
-                    throw .corrupt(path: path, reason: "line 1: the header needs a \"list\" id (a UUID)")
-                }
-                identity = id
-            }
-            let snapshot = try decodeLines(
-                bytes, header: object, itemsStart: headerEnd + 1, checksummed: checksummed, path: path)
-            return Stored(snapshot: snapshot, identity: identity)
-        case 1: return Stored(snapshot: try decodeFormat1(bytes, path: path), identity: nil)
-        default: throw .unknownFormat(path: path, format: String(format))
-        }
+    public static func decodeStored(_ bytes: [UInt8], path: String, blockBytes: Int? = nil) throws(StorageError) -> Stored {
+        var source = FileBytes.InMemory(bytes)
+        return try decodeStored(from: &source, blockBytes: blockBytes ?? max(1, bytes.count), path: path)
     }
 
     /// Why a line whose checksum does not match is refused.
@@ -93,7 +93,7 @@ public enum SnapshotCodec {
 
     /// The list revision a header or format 1 file names, refused when missing and, with its own message, when it
     /// is 2^64 − 1: a list there could take no change, and no change produces it.
-    private static func listRevision(_ value: JSONValue?, path: String, missing: String) throws(StorageError) -> Revision {
+    static func listRevision(_ value: JSONValue?, path: String, missing: String) throws(StorageError) -> Revision {
         guard let revision = value?.numberValue?.uint64 else { throw .corrupt(path: path, reason: missing) }
         guard revision < .max else {
             throw .corrupt(path: path, reason: "the list revision is \(revision) (2^64 − 1), past the last one a change can produce (2^64 − 2)")
@@ -102,49 +102,9 @@ public enum SnapshotCodec {
     }
 
     /// Why a format 2 or 3 file whose last line has no LF is refused (protocol/STORAGE.md, "Loading").
-    private static let cutShort = "the last line is cut short (no newline at the end)"
+    static let cutShort = "the last line is cut short (no newline at the end)"
 
-    private static func decodeLines(
-        _ bytes: [UInt8], header: JSONObject, itemsStart: Int, checksummed: Bool, path: String
-    ) throws(StorageError) -> ListSnapshot {
-        let missing = "line 1: the header needs a numeric \"revision\" and \"items\""
-        guard let count = header["items"]?.numberValue?.int64 else { throw .corrupt(path: path, reason: missing) }
-        let revision = try listRevision(header["revision"], path: path, missing: missing)
-        guard LineChunks.endOfLastLine(bytes, from: itemsStart) == bytes.count else {
-            throw .corrupt(path: path, reason: Self.cutShort)
-        }
-        let items = try LineChunks.map(bytes, from: itemsStart, firstLineNumber: 2) { line throws(StorageError) in
-            var fast = line.bytes
-            var closed = true
-            if checksummed {
-                switch LineChecksum.check(line.bytes) {
-                case .valid(let body):
-                    fast = body
-                    closed = false
-                case .mismatch:
-                    throw .corrupt(path: path, reason: checksumMismatch(line: line.number, offset: line.bytes.startIndex))
-                case .absent:
-                    throw .corrupt(path: path, reason: "line \(line.number) has no checksum (a last member \"crc\")")
-                }
-            }
-            if let fields = ItemLineParser.parse(fast, closed: closed) {
-                return try checkedItem(fields, at: "line \(line.number)", listRevision: revision, path: path)
-            }
-            let value: JSONValue
-            do {
-                value = try JSONParser.parse(line.bytes)
-            } catch {
-                throw .corrupt(path: path, reason: "line \(line.number): \(error)")
-            }
-            return try item(from: value, at: "line \(line.number)", listRevision: revision, path: path)
-        }
-        guard items.count == count else {
-            throw .corrupt(path: path, reason: "the header promises \(count) items but the file holds \(items.count)")
-        }
-        return try collect(items, revision: revision, path: path)
-    }
-
-    private static func decodeFormat1(_ bytes: [UInt8], path: String) throws(StorageError) -> ListSnapshot {
+    static func decodeFormat1(_ bytes: [UInt8], path: String) throws(StorageError) -> ListSnapshot {
         let value: JSONValue
         do {
             value = try JSONParser.parse(bytes)
@@ -166,7 +126,7 @@ public enum SnapshotCodec {
         return try collect(items, revision: revision, path: path)
     }
 
-    private static func collect(_ items: [Item], revision: Revision, path: String) throws(StorageError) -> ListSnapshot {
+    static func collect(_ items: [Item], revision: Revision, path: String) throws(StorageError) -> ListSnapshot {
         switch ItemCollection.make(items) {
         case .success(let collection): return ListSnapshot(revision: revision, items: collection)
         case .failure(let duplicate): throw .duplicateID(path: path, id: duplicate.id.wireString)

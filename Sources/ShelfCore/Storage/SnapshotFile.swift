@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
 
-/// Blocking file operations for one snapshot file: read it whole, and replace it atomically (write a temp file in
-/// the same directory, fsync it, rename it over the file, fsync the directory). Runs only on a storage thread.
+/// Blocking file operations for one snapshot file: read it a block at a time, and replace it atomically (write a
+/// temp file in the same directory a slice at a time, fsync it, rename it over the file, fsync the directory).
+/// Reading holds a block, writing a list a slice: never the whole file. Runs only on a storage thread.
 struct SnapshotFile: Sendable {
     /// The snapshot's path.
     let path: String
@@ -68,9 +69,12 @@ struct SnapshotFile: Sendable {
         }
     }
 
-    /// The file's bytes, or `nil` when it does not exist.
-    func read() throws(StorageError) -> [UInt8]? {
-        try FileBytes.read(path)
+    /// Reads and checks the snapshot `blockBytes` at a time (`SnapshotCodec.decodeStored(from:blockBytes:path:)`).
+    /// - Returns: what it holds and its size in bytes, or `nil` when it does not exist.
+    /// - Throws: `StorageError` naming the file when it cannot be read or is refused.
+    func readStored(blockBytes: Int) throws(StorageError) -> (stored: SnapshotCodec.Stored, bytes: Int)? {
+        guard var reader = try FileBytes.openForReading(path) else { return nil }
+        return (try SnapshotCodec.decodeStored(from: &reader, blockBytes: blockBytes, path: path), reader.size)
     }
 
     /// Removes a temp file left by a crash during a replacement.
@@ -78,46 +82,89 @@ struct SnapshotFile: Sendable {
         _ = unlink(tempPath)
     }
 
-    /// Atomically replaces the file with `data`; on failure the old file is intact and the temp file removed.
-    /// - Parameter previous: the bytes the file held before (`nil`: it did not exist). Asked for only when the
-    ///   directory cannot be synced after the rename, to put the old file back, so that a failed replacement
-    ///   never leaves the new data behind.
-    func replace(with data: [UInt8], previous: () -> [UInt8]?) throws(StorageError) {
-        try writeAndRename(data)
+    /// Atomically replaces the file with `snapshot` in format 3, as the list `identity`, encoded a sync slice at a
+    /// time (`SnapshotCodec.Slices`), as `replace(writing:)`.
+    /// - Returns: the new file's size in bytes.
+    func replace(with snapshot: ListSnapshot, identity: UUID) throws(StorageError) -> Int {
+        var slices = SnapshotCodec.Slices(snapshot, identity: identity, sliceBytes: Self.syncSliceBytes)
+        return try replace { slices.next()?[...] }
+    }
+
+    /// Atomically replaces the file with `data`, as `replace(writing:)`.
+    func replace(with data: [UInt8]) throws(StorageError) {
+        var start = 0
+        _ = try replace {
+            guard start < data.count else { return nil }
+            defer { start = min(start + Self.syncSliceBytes, data.count) }
+            return data[start..<min(start + Self.syncSliceBytes, data.count)]
+        }
+    }
+
+    /// Atomically replaces the file with the slices `next` gives until it gives `nil`, each synced before the next
+    /// is written; on failure the old file is intact and the temp file removed. When the directory cannot be synced
+    /// after the rename, the old file is put back the same way (copied, a slice at a time, from a descriptor opened
+    /// before the rename), so that a failed replacement never leaves the new data behind; when there was none, the
+    /// new one is removed.
+    /// - Returns: the new file's size in bytes.
+    /// - Throws: `StorageError.io` (or an injected fault) from the first call that failed.
+    func replace(writing next: () throws(StorageError) -> ArraySlice<UInt8>?) throws(StorageError) -> Int {
+        let old = retryingEINTR { open(path, O_RDONLY | O_CLOEXEC) }
+        if old < 0, errno != ENOENT { throw .io(call: "open", path: path, errno: errno) }
+        defer { if old >= 0 { close(old) } }
+        let size = try writeAndRename(next)
         do throws(StorageError) {
             try faults?.check(.syncDirectory)
             try syncDirectory()
         } catch {
-            if let old = previous() {
-                try? writeAndRename(old)
+            if old >= 0 {
+                var offset = 0
+                _ = try? writeAndRename { () throws(StorageError) -> ArraySlice<UInt8>? in
+                    let slice = try Self.readSlice(old, at: offset, path: path)
+                    offset += slice?.count ?? 0
+                    return slice
+                }
                 try? syncDirectory()
             } else {
                 _ = unlink(path)
             }
             throw error
         }
+        return size
+    }
+
+    /// Up to `syncSliceBytes` bytes of the open file `fd` from `offset`; `nil` at its end.
+    private static func readSlice(_ fd: Int32, at offset: Int, path: String) throws(StorageError) -> ArraySlice<UInt8>? {
+        var bytes = [UInt8](repeating: 0, count: syncSliceBytes)
+        let n = bytes.withUnsafeMutableBytes { raw in
+            retryingEINTR { pread(fd, raw.baseAddress, raw.count, off_t(offset)) }
+        }
+        if n < 0 { throw .io(call: "pread", path: path, errno: errno) }
+        return n == 0 ? nil : bytes[..<n]
     }
 
     /// How much of a snapshot is written between two syncs: 4 MiB (Redis's `aof-rewrite-incremental-fsync` uses
     /// 4 MB, redis.conf).
     static let syncSliceBytes = 4 << 20
 
-    private func writeAndRename(_ data: [UInt8]) throws(StorageError) {
+    /// Writes the slices to the temp file, syncing after each but the last, then fsyncs and renames it.
+    /// - Returns: the bytes written.
+    private func writeAndRename(_ next: () throws(StorageError) -> ArraySlice<UInt8>?) throws(StorageError) -> Int {
         let fd = retryingEINTR { open(tempPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         if fd < 0 { throw .io(call: "open", path: tempPath, errno: errno) }
+        var written = 0
         do throws(StorageError) {
             try faults?.check(.write)
             // Synced a slice at a time, as Redis syncs its rewrites every 4 MB: so the final sync has little left
             // to write, rather than a whole large snapshot for the journal's fdatasyncs to queue behind.
-            var start = 0
-            while start < data.count {
-                let end = min(start + Self.syncSliceBytes, data.count)
-                try FileBytes.writeAll(data[start..<end], to: fd, at: start, path: tempPath)
-                if end < data.count {
+            var slice = try next()
+            while let current = slice {
+                try FileBytes.writeAll(current, to: fd, at: written, path: tempPath)
+                written += current.count
+                slice = try next()
+                if slice != nil {
                     try faults?.check(.syncSlice)
                     if retryingEINTR({ fdatasync(fd) }) != 0 { throw .io(call: "fdatasync", path: tempPath, errno: errno) }
                 }
-                start = end
             }
             try faults?.check(.fsync)
             if retryingEINTR({ fsync(fd) }) != 0 { throw .io(call: "fsync", path: tempPath, errno: errno) }
@@ -134,6 +181,7 @@ struct SnapshotFile: Sendable {
             removeLeftoverTemp()
             throw error
         }
+        return written
     }
 
     /// Makes the rename durable: without it a crash can bring the old directory entry back.

@@ -44,8 +44,7 @@ extension ListViewModel {
         case .escape:
             // Esc in the list clears the filters, one press for all.
             if !search.isEmpty || tagFilter != nil {
-                setSearch("")
-                setTag(nil)
+                clearFilters()
                 say("filters cleared")
             }
         case .character(" "), .character("x"):
@@ -62,7 +61,7 @@ extension ListViewModel {
             clearMessage()
             setMode(.input(InputLine(.edit(id: item.id, expectItem: item.revision), fields: [
                 .init("title", item.title), .init("author", item.author ?? ""),
-                .init("tags", item.tags.joined(separator: " ")), .init("note", item.note ?? ""),
+                .init("tags", item.tags.joined(separator: " ")), .init("note", item.note ?? "", allowsLineBreaks: true),
             ])))
         case .character("d"), .delete:
             guard let item = selectedItem else { return .none }
@@ -88,6 +87,9 @@ extension ListViewModel {
             clearMessage()
             return .none
         case .enter:
+            return submit(&line)
+        case .control("j") where !line.fields[line.focus].allowsLineBreaks:
+            // Ctrl-J (a line feed) is Enter, except where it types a line break.
             return submit(&line)
         case .control("c"):
             setMode(.browsing)

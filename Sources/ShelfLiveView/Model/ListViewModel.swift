@@ -17,7 +17,17 @@ public struct ListViewModel: Sendable {
     /// The server run `revision` belongs to (`ListRepository.connect()`).
     public private(set) var identity: String?
     /// The items the filters let through, in the list's order: the rows.
-    public private(set) var visible: [Item] = []
+    public var visible: ListRows { ListRows(slots: rowSlots, table: table) }
+    /// `items` as the filters read them.
+    private var table = ItemTable([])
+    /// The rows: slots of `table`, ascending.
+    private var rowSlots: [Int] = []
+    /// The rows before each step that grew the search, with the search they were for, latest last: Backspace back
+    /// to one of them takes its rows instead of searching the list again. Emptied whenever the list or the other
+    /// filters change, which would make them stale.
+    private var narrowings: [(search: String, rows: [Int])] = []
+    /// The most steps `narrowings` keeps (each holds up to one number per item).
+    static let maxNarrowings = 32
     /// The selected item's id.
     public private(set) var selection: UUID?
     /// The first row shown, kept so the selection stays on screen.
@@ -98,15 +108,15 @@ public struct ListViewModel: Sendable {
 
     /// The selected item, if it is shown.
     public var selectedItem: Item? {
-        selectedRow.map { visible[$0] }
+        selectedRow.map { table.items[rowSlots[$0]] }
     }
 
     /// The selection's row in `visible` (kept with the selection, so a keypress never searches the rows).
     public var selectedRow: Int? {
-        selection == nil || selectionRow >= visible.count ? nil : selectionRow
+        selection == nil || selectionRow >= rowSlots.count ? nil : selectionRow
     }
 
-    /// How many of `items` are read (counted when the rows are).
+    /// How many of `items` are read (counted when listed, then kept with each change).
     public private(set) var readCount = 0
 
     /// The query the rows pass.
@@ -153,7 +163,7 @@ public struct ListViewModel: Sendable {
         self.items = collection
         self.revision = revision
         self.identity = identity
-        refilter()
+        rebuildTable()
         return true
     }
 
@@ -172,6 +182,7 @@ public struct ListViewModel: Sendable {
         }
         self.revision = change.revision
         updateRows(before: before, after: items[change.change.itemID])
+        if table.needsCompaction { rebuildTable() }
         if let pending = pendingSelection, change.change.itemID == pending {
             pendingSelection = nil
             select(pending)
@@ -211,7 +222,7 @@ public struct ListViewModel: Sendable {
         case .success(let saved):
             mode = .browsing
             if case .add = line.purpose, let id = saved.itemID {
-                if visible.contains(where: { $0.id == id }) { select(id) } else { pendingSelection = id }
+                if row(of: id) != nil { select(id) } else { pendingSelection = id }
             }
             message = Message("\(line.purpose == .add ? "added" : "saved") (revision \(saved.revision))")
         case .failure(.conflict(_, let itemRevision)):
@@ -280,67 +291,72 @@ public struct ListViewModel: Sendable {
 
     // MARK: Rows and selection
 
-    /// Recomputes the rows from `items` and the filters, keeping the selection on its item, or on the row it was
+    /// Builds the table afresh from `items` (dropping removed slots and stale keys), counts the read items, and
+    /// recomputes the rows.
+    private mutating func rebuildTable() {
+        table = ItemTable(items)
+        readCount = items.reduce(0) { $0 + ($1.isRead ? 1 : 0) }
+        refilter()
+    }
+
+    /// Recomputes the rows from the table and the filters, keeping the selection on its item, or on the row it was
     /// at when its item left the rows.
     /// - Parameter narrowing: the new filters let through only rows already shown (more search text typed), so
     ///   only those are checked.
     mutating func refilter(narrowing: Bool = false) {
-        let query = query
-        // One run of the query prepares its text once (ItemQuery.matches would fold it again for every item);
-        // without a cursor it cannot fail.
-        if narrowing {
-            visible = (try? query.run(on: visible))?.page ?? []
-        } else {
-            visible = query.isFilterOnly && query.filter == .all ? items.items : (try? query.run(on: items))?.page ?? []
-            readCount = items.reduce(0) { $0 + ($1.isRead ? 1 : 0) }
-        }
+        if !narrowing { narrowings.removeAll() }
+        rowSlots = table.rows(passing: query, among: narrowing ? rowSlots : nil)
         reselect()
+    }
+
+    /// The row of the item `id`, if it is a row.
+    private func row(of id: UUID) -> Int? {
+        table.slot(of: id).flatMap { ListRows.row(ofSlot: $0, in: rowSlots) }
     }
 
     /// Keeps the selection on its item if it is still a row, else moves it to the row it was at.
     private mutating func reselect() {
-        if let selection, selectionRow < visible.count, visible[selectionRow].id == selection {
+        if let selection, selectionRow < rowSlots.count, table.items[rowSlots[selectionRow]].id == selection {
             // Still where it was.
-        } else if let selection, let row = visible.firstIndex(where: { $0.id == selection }) {
+        } else if let selection, let row = row(of: selection) {
             selectionRow = row
-        } else if visible.isEmpty {
+        } else if rowSlots.isEmpty {
             selection = nil
             selectionRow = 0
         } else {
-            selectionRow = min(selectionRow, visible.count - 1)
-            selection = visible[selectionRow].id
+            selectionRow = min(selectionRow, rowSlots.count - 1)
+            selection = table.items[rowSlots[selectionRow]].id
         }
         keepSelectionOnScreen()
     }
 
     /// The rows after one item changed from `before` to `after` (`nil`: absent), without running the query over
-    /// every item: a change touches one row, and a list of 100,000 must not be filtered again on each.
+    /// every item: a change touches one row, found by binary search, and a list of 100,000 must not be filtered
+    /// again on each.
     private mutating func updateRows(before: Item?, after: Item?) {
         readCount += (after?.isRead == true ? 1 : 0) - (before?.isRead == true ? 1 : 0)
-        let query = query
-        let wasShown = before.map(query.matches) ?? false
-        let isShown = after.map(query.matches) ?? false
-        switch (wasShown, isShown, after) {
-        case (false, false, _):
+        narrowings.removeAll()
+        let slot: Int
+        if let after {
+            slot = table.upsert(after)
+        } else if let id = before?.id, let removed = table.remove(id) {
+            slot = removed
+        } else {
             return
-        case (true, true, let after?):
-            guard let row = visible.firstIndex(where: { $0.id == after.id }) else { return refilter() }
-            visible[row] = after
-        case (false, true, let after?) where before == nil:
-            // A new item goes last, as in the list's order.
-            visible.append(after)
-        case (true, false, _):
-            guard let id = before?.id, let row = visible.firstIndex(where: { $0.id == id }) else { return refilter() }
-            visible.remove(at: row)
-        default:
-            // An item that starts to pass the filters has a place among the others: find it the long way.
-            return refilter()
+        }
+        let row = ListRows.insertionPoint(ofSlot: slot, in: rowSlots)
+        let wasShown = row < rowSlots.count && rowSlots[row] == slot
+        let isShown = table.matches(slot, ItemTable.Filter(query))
+        switch (wasShown, isShown) {
+        case (true, false): rowSlots.remove(at: row)
+        case (false, true): rowSlots.insert(slot, at: row)
+        default: break
         }
         reselect()
     }
 
     mutating func select(_ id: UUID) {
-        guard let row = visible.firstIndex(where: { $0.id == id }) else { return }
+        guard let row = row(of: id) else { return }
         selection = id
         selectionRow = row
         keepSelectionOnScreen()
@@ -348,10 +364,10 @@ public struct ListViewModel: Sendable {
 
     /// Moves the selection by `delta` rows, clamped.
     mutating func move(by delta: Int) {
-        guard !visible.isEmpty else { return }
+        guard !rowSlots.isEmpty else { return }
         let current = selectedRow ?? 0
-        let row = max(0, min(visible.count - 1, current + delta))
-        selection = visible[row].id
+        let row = max(0, min(rowSlots.count - 1, current + delta))
+        selection = table.items[rowSlots[row]].id
         selectionRow = row
         keepSelectionOnScreen()
     }
@@ -360,19 +376,39 @@ public struct ListViewModel: Sendable {
         let row = selectedRow ?? 0
         if row < top { top = row }
         if row >= top + pageSize { top = row - pageSize + 1 }
-        top = max(0, min(top, max(0, visible.count - pageSize)))
+        top = max(0, min(top, max(0, rowSlots.count - pageSize)))
     }
 
     mutating func setSearch(_ text: String) {
-        // Text that only grows the search can only drop rows (the text must occur in a field), and the other
-        // filters are as they were.
-        let narrowing = !search.isEmpty && text.hasPrefix(search)
-        search = text
-        refilter(narrowing: narrowing)
+        guard text != search else { return }
+        if text.hasPrefix(search) {
+            // Text that only grows the search can only drop rows (the text must occur in a field), and the other
+            // filters are as they were.
+            narrowings.append((search, rowSlots))
+            if narrowings.count > Self.maxNarrowings { narrowings.removeFirst() }
+            search = text
+            refilter(narrowing: true)
+        } else if let index = narrowings.lastIndex(where: { $0.search == text }) {
+            // Back to a search this one grew from (Backspace): its rows are still right.
+            rowSlots = narrowings[index].rows
+            narrowings.removeSubrange(index...)
+            search = text
+            reselect()
+        } else {
+            search = text
+            refilter()
+        }
     }
 
     mutating func setTag(_ tag: String?) {
         tagFilter = tag
+        refilter()
+    }
+
+    /// No search and no tag filter, in one pass over the list.
+    mutating func clearFilters() {
+        search = ""
+        tagFilter = nil
         refilter()
     }
 

@@ -34,13 +34,10 @@ public struct FrameRenderer: Sendable {
         if case .input(let line) = model.mode {
             for (index, field) in line.fields.enumerated() {
                 let label = line.fields.count > 1 ? "\(field.label): " : Self.prompt(line.purpose)
-                let visible = TerminalText.visible(field.text)
-                // The end of long text stays in view while typing.
-                let room = width - DisplayWidth.of(label) - 1
-                var shown = visible
-                while DisplayWidth.of(shown) > room, !shown.isEmpty { shown.removeFirst() }
+                let labelWidth = DisplayWidth.of(label)
+                let (shown, column) = Self.window(field, room: width - labelWidth)
                 bottom.append(Frame.Row(DisplayWidth.fit(label + shown, to: width), index == line.focus ? .normal : .dim))
-                if index == line.focus { cursor = (index, DisplayWidth.of(label + shown)) }
+                if index == line.focus { cursor = (index, labelWidth + column) }
             }
         }
         let message = model.message.map { Frame.Row(DisplayWidth.fit(TerminalText.visible($0.text), to: width), $0.isError ? .error : .normal) }
@@ -59,6 +56,34 @@ public struct FrameRenderer: Sendable {
         return Frame(
             width: width, height: height, rows: rows,
             cursor: cursor.map { (bottomStart + $0.row, min($0.column, width - 1)) })
+    }
+
+    /// How a line break shows in an input field: one character the cursor moves over and Backspace removes.
+    public static let lineBreakMark = "⏎"
+
+    /// The part of `field` shown in `room` columns, and the cursor's column in it: as much as fits from the
+    /// start, or, when the text before the cursor is wider than that, as much before the cursor as leaves it a
+    /// column of its own. Line breaks show as `lineBreakMark`, control characters as `TerminalText.visible` writes
+    /// them, each as one piece the cursor steps over.
+    static func window(_ field: InputLine.Field, room: Int) -> (text: String, column: Int) {
+        guard room > 1 else { return ("", 0) }
+        let pieces = field.text.map { $0.isNewline ? lineBreakMark : TerminalText.visible(String($0)) }
+        let widths = pieces.map { DisplayWidth.of($0) }
+        let cursor = min(field.cursor, pieces.count)
+        var start = 0
+        var before = widths[..<cursor].reduce(0, +)
+        while start < cursor, before > room - 1 {
+            before -= widths[start]
+            start += 1
+        }
+        var shown = ""
+        var used = 0
+        for index in start..<pieces.count {
+            if used + widths[index] > room { break }
+            shown += pieces[index]
+            used += widths[index]
+        }
+        return (shown, before)
     }
 
     private func line(_ model: ListViewModel) -> InputLine? {
@@ -108,10 +133,11 @@ public struct FrameRenderer: Sendable {
         // The model keeps the selection on screen for its page size; a taller edit form may shrink the list.
         var top = model.top
         if let selected, selected >= top + height { top = selected - height + 1 }
+        let shown = model.visible
         var rows: [Frame.Row] = []
         rows.reserveCapacity(height)
-        for index in top..<min(model.visible.count, top + height) {
-            let item = model.visible[index]
+        for index in top..<min(shown.count, top + height) {
+            let item = shown[index]
             let style: Frame.Style = index == selected ? .selected : item.isRead ? .dim : .normal
             rows.append(Frame.Row(DisplayWidth.fit(Self.row(item), to: width), style))
         }
@@ -135,12 +161,16 @@ public struct FrameRenderer: Sendable {
         ("e", "edit title, author, tags, note (Tab moves between them)"), ("d", "remove (asks: y removes)"),
         ("/", "search as you type (Enter keeps it, Esc clears it)"), ("t", "filter by a tag (empty: none)"),
         ("r", "all, unread, read"), ("Esc", "clear the filters"), ("?", "these keys"), ("q", "quit"),
+        ("typing: ← →  Home End", "move the cursor (Ctrl-B Ctrl-F, Ctrl-A Ctrl-E)"),
+        ("Bksp Del  Ctrl-U Ctrl-K", "delete a character; to the start, to the end"),
+        ("Ctrl-W", "delete the word before the cursor"),
+        ("Ctrl-J", "a line break in a note (shown as \(lineBreakMark))"),
     ]
 
     private func helpRows(width: Int, height: Int) -> [Frame.Row] {
         var rows = [Frame.Row(DisplayWidth.fit(" keys (any key closes this)", to: width))]
         for (key, what) in Self.keys {
-            rows.append(Frame.Row(DisplayWidth.fit("   " + key.padding(toLength: 22, withPad: " ", startingAt: 0) + what, to: width)))
+            rows.append(Frame.Row(DisplayWidth.fit("   " + key.padding(toLength: 24, withPad: " ", startingAt: 0) + what, to: width)))
         }
         rows = Array(rows.prefix(height))
         while rows.count < height { rows.append(Frame.Row(String(repeating: " ", count: width))) }

@@ -92,7 +92,9 @@ public struct KeyDecoder: Sendable {
             }
             // Esc then another key (Alt-key, or Esc typed quickly before it): Esc, and the key on its own.
             return .key(.escape, length: 1)
-        case 0x0D, 0x0A: return .key(.enter, length: 1)
+        case 0x0D: return .key(.enter, length: 1)
+        // Enter sends CR in raw mode; LF is Ctrl-J, which types a line break in a note.
+        case 0x0A: return .key(.control("j"), length: 1)
         case 0x09: return .key(.tab, length: 1)
         case 0x7F, 0x08: return .key(.backspace, length: 1)
         case 0x01...0x1A: return .key(.control(Character(Unicode.Scalar(byte + 0x60))), length: 1)
