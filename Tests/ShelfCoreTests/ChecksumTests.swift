@@ -18,6 +18,40 @@ import Testing
         #expect(CRC32C.checksum((Array("xx".utf8) + Array("123456789".utf8))[2...]) == 0xE306_9283)
     }
 
+    /// CRC-32C one bit at a time, straight from the definition, to compare the table-driven one with.
+    private func bitwiseCRC32C(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+        }
+        return crc ^ 0xFFFF_FFFF
+    }
+
+    @Test("CRC-32C of every length from 0 to 40 bytes, starting at each offset from 0 to 8 (unaligned words), equals the bitwise definition")
+    func everyLengthAndOffset() {
+        let bytes = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ 7) }
+        for offset in 0...8 {
+            for length in 0...40 {
+                let slice = bytes[offset..<(offset + length)]
+                #expect(CRC32C.checksum(slice) == bitwiseCRC32C(slice), "offset \(offset), length \(length)")
+            }
+        }
+    }
+
+    @Test("a sealed line ends with its CRC-32C as 8 lowercase hex digits, and checks as valid with the bytes before it as its body")
+    func sealThenCheck() {
+        var bytes = Array("prefix ".utf8) + Array(#"{"a":1}"#.utf8)
+        LineChecksum.seal(&bytes, from: 7)
+        #expect(String(decoding: bytes, as: UTF8.self)
+            == #"prefix {"a":1,"crc":""# + String(format: "%08x", bitwiseCRC32C(Array(#"{"a":1"#.utf8)[...])) + #""}"#)
+        guard case .valid(let body) = LineChecksum.check(bytes[7...]) else {
+            Issue.record("the sealed line does not check")
+            return
+        }
+        #expect(Array(body) == Array(#"{"a":1"#.utf8))
+    }
+
     /// A store with three commits.
     private func threeCommits(_ files: StoreFiles) async throws {
         let store = FileListStore(path: files.path)

@@ -23,11 +23,15 @@ enum LineChecksum {
     /// line: the `}` is replaced by `,"crc":"XXXXXXXX"}`. No LF is added.
     static func seal(_ bytes: inout [UInt8], from start: Int) {
         bytes.removeLast()
-        let crc = CRC32C.checksum(bytes[start...])
-        bytes.append(contentsOf: opening)
-        for shift in stride(from: 28, through: 0, by: -4) { bytes.append(hexDigits[Int((crc >> UInt32(shift)) & 0xF)]) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: "}"))
+        let crc = bytes.withUnsafeBufferPointer { CRC32C.checksum(UnsafeBufferPointer(rebasing: $0[start...])) }
+        // The suffix is made whole, then appended at once: one capacity check, not eighteen.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: suffixLength) { suffix in
+            for (i, byte) in opening.enumerated() { suffix[i] = byte }
+            for digit in 0..<8 { suffix[opening.count + digit] = hexDigits[Int((crc >> UInt32(28 - 4 * digit)) & 0xF)] }
+            suffix[suffixLength - 2] = UInt8(ascii: "\"")
+            suffix[suffixLength - 1] = UInt8(ascii: "}")
+            bytes.append(contentsOf: suffix)
+        }
     }
 
     /// Checks the checksum at the end of `line` (without its LF).

@@ -46,8 +46,10 @@ public enum IncomingMessage: Sendable, Equatable {
     /// read by `PlainCallLine`): what a server decodes with, sparing itself the params object and the method-name
     /// look-ups.
     public static func decodeCall(line: ArraySlice<UInt8>) -> IncomingMessage {
-        if let typed = line.withUnsafeBufferPointer(PlainCallLine.decode) { return .single(.call(id: typed.id, typed.call)) }
-        return decode(line: line)
+        // Taken apart by the pattern, not copied out of the optional tuple member by member (with update's and
+        // add-origin's payloads that copy went through the runtime's generic tuple witness).
+        guard case let (id, call)? = line.withUnsafeBufferPointer(PlainCallLine.decode) else { return decode(line: line) }
+        return .single(.call(id: id, call))
     }
 
     /// `decodeCall(line:)` for a whole array.
