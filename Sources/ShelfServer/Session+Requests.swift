@@ -59,7 +59,7 @@ extension Session {
 
     /// The longest run (at most 64, and at most the request window) of single, plain mutations at the front of
     /// `incoming`, on an authenticated connection: they go to the list in one call.
-    private func mutationRun(_ incoming: [Incoming], from index: Int) -> Int {
+    func mutationRun(_ incoming: [Incoming], from index: Int) -> Int {
         guard authenticated else { return 0 }
         let end = min(incoming.count, index + min(64, configuration.maxPendingRequests))
         var count = 0
@@ -98,11 +98,56 @@ extension Session {
     func onList<Argument: Sendable, T: Sendable>(
         _ argument: Argument, _ body: @escaping @Sendable (isolated ReadingList, Argument) -> T
     ) async -> T {
-        guard list.isIsolatingCurrentContext else { return await runIsolated(to: list, argument, body) }
+        if let now = onListNow(argument, body) { return now }
+        return await runIsolated(to: list, argument, body)
+    }
+
+    /// `onList` when the list runs on this loop; `nil`, running nothing, anywhere else.
+    func onListNow<Argument: Sendable, T: Sendable>(
+        _ argument: Argument, _ body: @escaping @Sendable (isolated ReadingList, Argument) -> T
+    ) -> T? {
+        guard list.isIsolatingCurrentContext else { return nil }
         // Sound because of the check above: the list's executor is serial and this thread runs it now, so nothing
         // else runs isolated to the list until `body` returns; the two function types differ only in that promise.
         let inPlace = unsafeBitCast(body, to: (@Sendable (ReadingList, Argument) -> T).self)
         return inPlace(list, argument)
+    }
+
+    /// Carries out, without suspending, the run of plain mutations (one or more) at `index` when the list runs on
+    /// this loop and the window and budget have room: the common request costs no suspension of the reader.
+    /// - Returns: how many entries it carried out; 0 when `handle(_:from:)` must.
+    func handleNow(_ incoming: inout [Incoming], from index: Int) -> Int {
+        let run = mutationRun(incoming, from: index)
+        guard run > 0, hasRoom(slots: run), list.isIsolatingCurrentContext else { return 0 }
+        var requests: [ReadingList.Request] = []
+        var ids: [RequestID?] = []
+        requests.reserveCapacity(run)
+        ids.reserveCapacity(run)
+        for position in index..<index + run {
+            // Moved out, not copied: the entry is not read again.
+            var entry = Incoming.tooLong(0)
+            swap(&entry, &incoming[position])
+            guard case .request(let request) = consume entry, let mutation = request.plainMutation else { continue }
+            requests.append(mutation)
+            ids.append(request.id)
+        }
+        // In place: the list was found on this loop above.
+        let submissions = onListNow(requests, { list, requests in list.submitAll(requests) }) ?? []
+        guard !submissions.isEmpty else { return run }
+        let first = replies.append()
+        for _ in 1..<submissions.count { _ = replies.append() }
+        for (offset, submission) in submissions.enumerated() {
+            let slot = first + ReplyQueue.Slot(offset)
+            switch submission {
+            case .answered(let outcome):
+                fill(slot, with: ids[offset].map { .mutation($0, outcome) } ?? .nothing)
+            case .pending(let ticket):
+                lastPendingTicket = ticket
+                awaited.append(AwaitedAnswer(ticket: ticket, slot: slot, part: nil, id: ids[offset]))
+                _ = onListNow((ticket, self)) { list, waiting in list.wait(for: waiting.0, waiting.1) }
+            }
+        }
+        return run
     }
 
     /// What carrying out one request left for its caller to account.

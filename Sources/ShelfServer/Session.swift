@@ -56,7 +56,7 @@ import ShelfWire
     private var flushScheduled = false
     /// Mutations whose change is being saved, in submission order (the list answers them in that order), and where
     /// their answers go.
-    private var awaited: [AwaitedAnswer] = []
+    var awaited: [AwaitedAnswer] = []
     private var awaitedHead = 0
     private(set) var phase = Phase.open
     /// `run()`, parked until everything owed is written (`isDrained`).
@@ -243,25 +243,44 @@ import ShelfWire
         }
     }
 
-    /// Reads what the socket has, waiting for it on the loop (no task parks in ShelfSockets).
+    /// Reads what the socket has, waiting for it on the loop when it has nothing (no task parks in ShelfSockets),
+    /// and not suspending when it has something.
     /// - Returns: the bytes, `[]` at end of stream, `nil` once the session stops reading or the read fails.
     private func read(waitingFirst: Bool) async -> [UInt8]? {
-        var wait = waitingFirst
-        while !stopsReading {
-            if wait, let callback = readableCallback {
-                await park { session in
-                    if !session.connection.whenReadable(callback) { session.readWaiter.take()?.resume() }
-                }
-                if stopsReading { return nil }
+        if !waitingFirst, !stopsReading {
+            switch readAvailable() {
+            case .bytes(let bytes): return bytes
+            case .failed: return nil
+            case .none: break
             }
-            do {
-                if let bytes = try connection.readNow(maxBytes: configuration.readChunkBytes) { return bytes }
-            } catch {
-                return nil
+        }
+        while !stopsReading, let callback = readableCallback {
+            await park { session in
+                if !session.connection.whenReadable(callback) { session.readWaiter.take()?.resume() }
             }
-            wait = true
+            if stopsReading { return nil }
+            switch readAvailable() {
+            case .bytes(let bytes): return bytes
+            case .failed: return nil
+            case .none: continue
+            }
         }
         return nil
+    }
+
+    private enum ReadOutcome {
+        case bytes([UInt8])
+        case none
+        case failed
+    }
+
+    private func readAvailable() -> ReadOutcome {
+        do {
+            guard let bytes = try connection.readNow(maxBytes: configuration.readChunkBytes) else { return .none }
+            return .bytes(bytes)
+        } catch {
+            return .failed
+        }
     }
 
     /// Lets the event loop serve other connections first: resumes in a later round, after the next epoll poll.
@@ -333,7 +352,8 @@ import ShelfWire
                     handledThisTurn = 0
                     await nextRound()
                 }
-                let handled = await handle(incoming, from: index)
+                var handled = handleNow(&incoming, from: index)
+                if handled == 0 { handled = await handle(incoming, from: index) }
                 index += handled
                 handledThisTurn += handled
             }
@@ -388,12 +408,15 @@ import ShelfWire
     /// Waits until `slots` more requests fit in the window (`--max-pending`, shared/design.md invariant 8) and the
     /// replies held fit in the budget (`OutboundBudget.admitsRequest`), or the reader must stop.
     func waitForRoom(slots: Int = 1) async {
-        while canServe,
-              !(replies.awaitingCount == 0 || replies.awaitingCount + slots <= configuration.maxPendingRequests)
-                || !budget.admitsRequest(holding: replies.heldBytes + unsent.count)
-        {
+        while canServe, !hasRoom(slots: slots) {
             await withCheckedContinuation { roomWaiter = $0 }
         }
+    }
+
+    /// Whether `slots` more requests fit in the window and the replies held fit in the budget now.
+    func hasRoom(slots: Int) -> Bool {
+        (replies.awaitingCount == 0 || replies.awaitingCount + slots <= configuration.maxPendingRequests)
+            && budget.admitsRequest(holding: replies.heldBytes + unsent.count)
     }
 
     /// Whether requests read are still carried out: not once the session discards them, is cut off or failed.
