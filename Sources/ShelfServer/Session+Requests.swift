@@ -119,6 +119,18 @@ extension Session {
     func handleNow(_ incoming: inout [Incoming], from index: Int) -> Int {
         let run = mutationRun(incoming, from: index)
         guard run > 0, hasRoom(slots: run), list.isIsolatingCurrentContext else { return 0 }
+        if run == 1 {
+            // One alone: no arrays.
+            var entry = Incoming.tooLong(0)
+            swap(&entry, &incoming[index])
+            guard case .request(let request) = consume entry, let mutation = request.plainMutation,
+                  let submission = onListNow(mutation, { list, request in
+                      list.submit(request.mutation, expect: request.expect, expectItem: request.expectItem)
+                  })
+            else { return 1 }
+            take(submission, id: request.id, slot: replies.append())
+            return 1
+        }
         var requests: [ReadingList.Request] = []
         var ids: [RequestID?] = []
         requests.reserveCapacity(run)
@@ -137,17 +149,21 @@ extension Session {
         let first = replies.append()
         for _ in 1..<submissions.count { _ = replies.append() }
         for (offset, submission) in submissions.enumerated() {
-            let slot = first + ReplyQueue.Slot(offset)
-            switch submission {
-            case .answered(let outcome):
-                fill(slot, with: ids[offset].map { .mutation($0, outcome) } ?? .nothing)
-            case .pending(let ticket):
-                lastPendingTicket = ticket
-                awaited.append(AwaitedAnswer(ticket: ticket, slot: slot, part: nil, id: ids[offset]))
-                _ = onListNow((ticket, self)) { list, waiting in list.wait(for: waiting.0, waiting.1) }
-            }
+            take(submission, id: ids[offset], slot: first + ReplyQueue.Slot(offset))
         }
         return run
+    }
+
+    /// `answer(_:id:slot:)` in place, without suspending (the list runs on this loop).
+    private func take(_ submission: Submission, id: RequestID?, slot: ReplyQueue.Slot) {
+        switch submission {
+        case .answered(let outcome):
+            fill(slot, with: id.map { .mutation($0, outcome) } ?? .nothing)
+        case .pending(let ticket):
+            lastPendingTicket = ticket
+            awaited.append(AwaitedAnswer(ticket: ticket, slot: slot, part: nil, id: id))
+            _ = onListNow((ticket, self)) { list, waiting in list.wait(for: waiting.0, waiting.1) }
+        }
     }
 
     /// What carrying out one request left for its caller to account.
