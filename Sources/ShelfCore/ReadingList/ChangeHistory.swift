@@ -52,7 +52,7 @@ public struct ChangeHistory: Sendable {
 
     /// Records the next accepted change (its revision must follow the last one), dropping the oldest while more
     /// than `capacity` changes or `byteLimit` bytes are kept.
-    public mutating func append(_ change: RevisionedChange) {
+    public mutating func append(_ change: consuming RevisionedChange) {
         let bytes = Self.estimatedBytes(of: change)
         keptBytes += bytes
         // The oldest go first; the new change itself only once every older one is gone.
