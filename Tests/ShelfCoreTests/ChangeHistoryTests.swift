@@ -78,6 +78,81 @@ struct ChangeHistoryTests {
         #expect(history.keptBytes <= 1 << 20 && history.keptBytes > 15 * 65_536)
     }
 
+    @Test("a history that has wrapped around its ring keeps the last changes in order, and grows to its capacity")
+    func wrapAround() {
+        var history = ChangeHistory(capacity: 20, revision: 0)
+        // 16 slots first, then 20: the changes wrap round both before and after the ring grows.
+        for revision: Revision in 1...13 { history.append(change(revision)) }
+        for revision: Revision in 14...45 {
+            history.append(change(revision))
+            let kept = max(0, Int(revision) - 20)
+            #expect(history.base == Revision(kept))
+            #expect(history.changes(after: Revision(kept)) == (Revision(kept) + 1...revision).map(change))
+            #expect(history.count == Int(revision) - kept && history.keptBytes == 160 * history.count)
+        }
+        #expect(history.changes(after: 40) == (41...45).map(change))
+        #expect(history.changes(after: 24) == nil)
+    }
+
+    @Test("after wrapping round, a large change drops as many of the oldest as its bytes need, and one above the limit drops them all")
+    func byteEvictionAfterWrap() {
+        let added = { (n: Int, titleLength: Int) in
+            RevisionedChange(revision: UInt64(n), change: .added(Item(
+                id: SequentialIDs.id(UInt64(n)), title: String(repeating: "t", count: titleLength), isRead: false,
+                addedAt: Date(timeIntervalSince1970: 0), revision: UInt64(n))))
+        }
+        // Removals cost 160 bytes each: 10 of them fill the limit exactly.
+        var history = ChangeHistory(capacity: 16, byteLimit: 1600, revision: 0)
+        for revision: Revision in 1...30 { history.append(change(revision)) }
+        #expect(history.count == 10 && history.base == 20 && history.keptBytes == 1600)
+        let big = added(31, 400)
+        let size = ChangeHistory.estimatedBytes(of: big)
+        history.append(big)
+        let dropped = (size + 159) / 160
+        #expect(history.count == 11 - dropped && history.base == Revision(20 + dropped))
+        #expect(history.changes(after: Revision(20 + dropped)) == (Revision(21 + dropped)...30).map(change) + [big])
+        #expect(history.keptBytes == 160 * (10 - dropped) + size)
+
+        let huge = added(32, 2000)
+        history.append(huge)
+        #expect(history.count == 0 && history.keptBytes == 0 && history.base == 32)
+        #expect(history.changes(after: 32) == [])
+        #expect(history.changes(after: 31) == nil)
+        history.append(change(33))
+        #expect(history.changes(after: 32) == [change(33)] && history.keptBytes == 160)
+    }
+
+    @Test("a history answers as a plain array of its changes would, over runs of mixed sizes that wrap many times")
+    func matchesPlainModel() {
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(seed >> 33)
+        }
+        for (capacity, byteLimit) in [(0, Int.max), (1, Int.max), (5, Int.max), (37, 4000), (100, 1500), (3, 0)] {
+            var history = ChangeHistory(capacity: capacity, byteLimit: byteLimit, revision: 7)
+            var model: [RevisionedChange] = []
+            var base: Revision = 7
+            for revision: Revision in 8...400 {
+                let change = next() % 3 == 0
+                    ? change(revision)
+                    : RevisionedChange(revision: revision, change: .updated(Item(
+                        id: SequentialIDs.id(1), title: String(repeating: "x", count: 1 + next() % 600), isRead: false,
+                        addedAt: Date(timeIntervalSince1970: 0), revision: revision)))
+                history.append(change)
+                model.append(change)
+                while model.count > capacity
+                    || (model.map(ChangeHistory.estimatedBytes(of:)).reduce(0, +) > max(0, byteLimit) && !model.isEmpty) {
+                    base = model.removeFirst().revision
+                }
+                #expect(history.base == base && history.count == model.count)
+                #expect(history.keptBytes == model.map(ChangeHistory.estimatedBytes(of:)).reduce(0, +))
+                let after = base + Revision(next() % (model.count + 1))
+                #expect(history.changes(after: after) == Array(model.drop(while: { $0.revision <= after })))
+            }
+        }
+    }
+
     @Test("watch hands over the published changes after since, and refuses compacted or future revisions")
     func watchBacklog() async throws {
         let list = try await ReadingList(

@@ -133,12 +133,15 @@ extension ReadingList {
 
     /// Makes one saved change visible: to readers, to the history and to subscribers. `wasPending`: it is among the
     /// speculative changes (it was saved after other requests were decided on top of it).
-    func publish(_ change: RevisionedChange, wasPending: Bool = true) {
+    ///
+    /// The history takes the change last, so it keeps this value rather than a copy: subscribers are not isolated to
+    /// the list and cannot read the history while they run.
+    func publish(_ change: consuming RevisionedChange, wasPending: Bool = true) {
         accepted.items.apply(change.change)
         accepted.revision = change.revision
-        history.append(change)
         if wasPending { speculative.published(change) }
         for subscriber in subscribers.values { subscriber(change) }
+        history.append(change)
     }
 
     /// A save failed: every request behind the saved front is to be answered `storageFailed` (its change is
