@@ -17,6 +17,9 @@ struct ChangeNotificationQueue {
     /// True once it overflowed; it takes nothing after.
     private(set) var overflowed = false
 
+    /// The most lines' room an emptied queue keeps.
+    static let keptCapacity = 64
+
     init(maxBytes: Int) {
         self.maxBytes = maxBytes
     }
@@ -69,7 +72,10 @@ struct ChangeNotificationQueue {
             lines[head].line = []
             head += 1
         }
-        if head == lines.count || (head > 64 && head * 2 > lines.count) {
+        if head == lines.count {
+            lines.removeAll(keepingCapacity: lines.capacity <= Self.keptCapacity)
+            head = 0
+        } else if head > 64, head * 2 > lines.count {
             lines.removeFirst(head)
             head = 0
         }

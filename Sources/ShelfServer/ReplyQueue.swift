@@ -170,7 +170,12 @@ struct ReplyQueue {
         case .awaiting:
             reply = .nothing
         }
-        if head == slots.count || (head > 64 && head * 2 > slots.count) {
+        if head == slots.count {
+            // Emptied: the storage is kept for the next requests (no move, no allocation).
+            slots.removeAll(keepingCapacity: slots.capacity <= 256)
+            base += Slot(head)
+            head = 0
+        } else if head > 64, head * 2 > slots.count {
             slots.removeFirst(head)
             base += Slot(head)
             head = 0

@@ -468,7 +468,10 @@ import ShelfWire
         guard let index = awaited[awaitedHead...].firstIndex(where: { $0.ticket == ticket }) else { return }
         let entry = awaited[index]
         if index == awaitedHead { awaitedHead += 1 } else { awaited.remove(at: index) }
-        if awaitedHead == awaited.count || (awaitedHead > 64 && awaitedHead * 2 > awaited.count) {
+        if awaitedHead == awaited.count {
+            awaited.removeAll(keepingCapacity: true)
+            awaitedHead = 0
+        } else if awaitedHead > 64, awaitedHead * 2 > awaited.count {
             awaited.removeFirst(awaitedHead)
             awaitedHead = 0
         }
