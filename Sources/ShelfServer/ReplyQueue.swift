@@ -12,7 +12,8 @@ struct ReplyQueue {
         case json([UInt8], revision: Revision?)
         /// A mutation's answer, encoded when it is written (`Session.appendResponse`).
         case mutation(RequestID, Result<MutationResult, ReadingListError>)
-        /// Bytes sent as they are, with no revision (a telnet refusal).
+        /// Bytes sent as they are, with no revision: a telnet refusal, or the encoded replies of changes made for a
+        /// connection that does not watch (nothing can go between them).
         case raw([UInt8])
         /// Nothing is sent: the request was a notification (JSON-RPC 2.0 §4.1).
         case nothing
@@ -124,9 +125,10 @@ struct ReplyQueue {
     mutating func write(into out: inout [UInt8], after notifications: inout ChangeNotificationQueue, upTo limit: Int = .max) {
         while out.count < limit, let reply = popReady() {
             if let revision = reply.revision { notifications.take(upTo: revision, into: &out) }
-            switch reply {
+            // Consumed, so a buffer that becomes `out` is not also held by the reply (a large `list` would be copied
+            // by the LF appended to it).
+            switch consume reply {
             case .json(var json, _):
-                // The first reply of a write becomes its buffer: a large `list` is not copied again.
                 if out.isEmpty {
                     swap(&out, &json)
                 } else {
@@ -136,8 +138,8 @@ struct ReplyQueue {
             case .mutation(let id, let outcome):
                 Session.appendResponse(id: id, mutation: outcome, to: &out)
                 out.append(0x0A)
-            case .raw(let bytes):
-                out.append(contentsOf: bytes)
+            case .raw(var bytes):
+                if out.isEmpty { swap(&out, &bytes) } else { out.append(contentsOf: bytes) }
             case .nothing:
                 break
             }

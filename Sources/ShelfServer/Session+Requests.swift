@@ -52,7 +52,10 @@ extension Session {
             guard canServe else { return 1 }
             let slot = replies.append(reserving: Self.heldIDBytes(request.id))
             let carried = await carryOut(request, slot: slot)
-            if carried.overCeiling { refuseForMemory() }
+            if carried.overCeiling {
+                fill(slot, with: .nothing)
+                refuseForMemory()
+            }
         }
         return 1
     }
@@ -128,7 +131,9 @@ extension Session {
                       list.submit(request.mutation, expect: request.expect, expectItem: request.expectItem)
                   })
             else { return 1 }
-            take(submission, id: request.id, slot: replies.append())
+            if !take(CollectionOfOne(submission), ids: CollectionOfOne(request.id)) {
+                take(submission, id: request.id, slot: replies.append())
+            }
             return 1
         }
         var requests: [ReadingList.Request] = []
@@ -146,12 +151,31 @@ extension Session {
         // In place: the list was found on this loop above.
         let submissions = onListNow(requests, { list, requests in list.submitAll(requests) }) ?? []
         guard !submissions.isEmpty else { return run }
+        if take(submissions, ids: ids) { return run }
         let first = replies.append()
         for _ in 1..<submissions.count { _ = replies.append() }
         for (offset, submission) in submissions.enumerated() {
             take(submission, id: ids[offset], slot: first + ReplyQueue.Slot(offset))
         }
         return run
+    }
+
+    /// Answers submissions all answered at once (the memory store) with one reply of their lines, encoded now,
+    /// when the connection does not watch: no notification can then have to go between two of them, so their
+    /// revisions need not be kept apart.
+    /// - Returns: false, doing nothing, when one is pending or the connection watches.
+    private func take(_ submissions: some Collection<Submission>, ids: some Collection<RequestID?>) -> Bool {
+        guard !feed.isWatching(connection.id), notifications.isEmpty else { return false }
+        for submission in submissions { guard case .answered = submission else { return false } }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(submissions.count * 256)
+        for (submission, id) in zip(submissions, ids) {
+            guard case .answered(let outcome) = submission, let id else { continue }
+            Self.appendResponse(id: id, mutation: outcome, to: &bytes)
+            bytes.append(0x0A)
+        }
+        appendReady(bytes.isEmpty ? .nothing : .raw(bytes))
+        return true
     }
 
     /// `answer(_:id:slot:)` in place, without suspending (the list runs on this loop).
@@ -172,7 +196,8 @@ extension Session {
         var encodedBytes = 0
         /// A mutation's submission.
         var submission: Submission?
-        /// The server's memory ceiling refused its reply (`listReply`): nothing is sent, and the session closes.
+        /// The server's memory ceiling refused its reply (`listReply`): its slot is left for the caller to fill, and
+        /// the session closes.
         var overCeiling = false
     }
 
@@ -205,10 +230,8 @@ extension Session {
             guard let id = request.id else { return fill(slot, part: part, .nothing) }
             switch call {
             case .list(let query):
-                guard let encoded = await listReply(id: id, query: query) else {
-                    fill(slot, part: part, with: .nothing)
-                    return Carried(overCeiling: true)
-                }
+                // Refused by the memory ceiling: the caller fills the slot (a batch that made changes answers it).
+                guard let encoded = await listReply(id: id, query: query) else { return Carried(overCeiling: true) }
                 adoptCharge(encoded.charged)
                 return fill(slot, part: part, .json(encoded.json, revision: encoded.revision))
             case .watch(let since):
@@ -403,7 +426,13 @@ extension Session {
             && (query.isFilterOnly || query.estimatedWork(over: snapshot.items) <= Self.loopSearchBytes)
         if small { return encode() }
         // Milliseconds of work: on the global pool, so the event loop every connection shares keeps serving.
-        return await withTaskExecutorPreference(globalConcurrentExecutor) { encode() }
+        return await withTaskExecutorPreference(globalConcurrentExecutor) { await Self.offTheLoop(encode) }
+    }
+
+    /// Runs `work` where a nonisolated async function runs: on the task's preferred executor (the closure given to
+    /// `withTaskExecutorPreference` itself would run isolated to the loop, on the loop).
+    private nonisolated static func offTheLoop<T: Sendable>(_ work: @Sendable () -> T) async -> T {
+        work()
     }
 
     /// Above this many items a `list` reply is encoded off the event loop.

@@ -200,12 +200,7 @@ import ShelfWire
     /// a `closing` notification when everything it was sent has gone out, else at once — a peer without the token
     /// that does not read what it is sent must not hold its connection for the write timeout. Logged by the caller.
     func closeUnauthenticated(reason: String, message: String) {
-        guard isIdle else {
-            phase = .failed(ending: Self.endingLoggedAlready)
-            stop()
-            connection.close()
-            return
-        }
+        guard isIdle else { return fail(Self.endingLoggedAlready) }
         close(reason: reason, message: message, ending: Self.endingLoggedAlready)
     }
 
@@ -434,8 +429,14 @@ import ShelfWire
 
     /// Queues a watch's encoded backlog (`ChangeNotificationQueue.insertBacklog`), charged to the memory account.
     func queueBacklog(_ lines: [(revision: Revision, line: [UInt8])]) -> Bool {
-        guard notifications.insertBacklog(lines) else { return false }
-        settleBudget()
+        // Within the server's memory ceiling, as a live change is (`queue`).
+        let bytes = lines.reduce(0) { $0 + $1.line.count }
+        guard memory?.charge(bytes) ?? true else { return false }
+        guard notifications.insertBacklog(lines) else {
+            memory?.refund(bytes)
+            return false
+        }
+        budget.adopt(memory == nil ? 0 : bytes)
         return true
     }
 
@@ -545,6 +546,7 @@ import ShelfWire
     func flush() {
         flushScheduled = false
         if case .failed = phase { return }
+        var progressed = false
         while true {
             if unsent.isEmpty {
                 var out: [UInt8] = []
@@ -560,7 +562,13 @@ import ShelfWire
                 return
             }
             unsent = sent == unsent.count ? [] : unsent.dropFirst(sent)
+            if sent > 0 { progressed = true }
             if !unsent.isEmpty {
+                // The deadline is for a peer that reads nothing: one that takes some gets it again.
+                if progressed {
+                    writeDeadline?.cancel()
+                    writeDeadline = nil
+                }
                 awaitWritable()
                 break
             }

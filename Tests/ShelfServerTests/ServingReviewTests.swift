@@ -1,0 +1,151 @@
+import ShelfCore
+import ShelfJSON
+@testable import ShelfServer
+import ShelfSockets
+import ShelfTestSupport
+import Testing
+
+/// Defects a review of the serving room's redesign found, each with the input that showed it.
+@Suite struct ServingReviewTests {
+    private static func waitUntil(_ limit: Duration, _ condition: @Sendable () -> Bool) async -> Bool {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < limit {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return condition()
+    }
+
+    /// A connection closed at its auth deadline with replies it never read must end (its drain waiter resumed):
+    /// it kept its session and the memory of its replies for ever.
+    @Test("an unauthenticated peer that half-closes without reading, then passes its auth deadline, still ends")
+    func unauthenticatedDrainEnds() async throws {
+        var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
+        configuration.token = "s3cret-token-0123456789"
+        configuration.authTimeout = .seconds(2)
+        configuration.maxOutboundBytes = 64 << 20
+        let clock = ManualClock()
+        let server = try await TestServer.start(configuration: configuration, clock: clock)
+        let peer = try await server.connect()
+        defer { peer.close() }
+        // 6,000 refusals echoing a 3,900-byte id: ~24 MB, more than the loopback buffers hold.
+        let id = String(repeating: "x", count: 3900)
+        let line = Array((#"{"jsonrpc":"2.0","id":"\#(id)","method":"list"}"# + "\n").utf8)
+        var bytes: [UInt8] = []
+        for _ in 0..<6000 { bytes += line }
+        try await peer.connection.write(bytes)
+        peer.connection.shutdownWrite()
+        // Wait until the server has read everything (what it holds stops growing).
+        var last = -1
+        while server.server.memory.heldBytes != last {
+            last = server.server.memory.heldBytes
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        #expect(last > 0, "replies are held unsent")
+        clock.advance(by: .seconds(2))      // the auth deadline: closeUnauthenticated, not idle
+        clock.advance(by: .seconds(61))     // and the write deadline, for good measure
+        let ended = await Self.waitUntil(.seconds(5)) { server.server.memory.heldBytes == 0 }
+        #expect(ended, "the session never ended: \(server.server.memory.heldBytes) bytes still charged")
+        let stopped: Void? = try await result(within: .seconds(10)) { await server.stop() }
+        #expect(stopped != nil, "shutdown hung on the stuck session")
+    }
+
+    /// A nonisolated async function awaited under a global-executor preference runs off the loop, where the
+    /// closure given to `withTaskExecutorPreference` itself would run isolated to the loop (a large `list` was
+    /// encoded on the loop, holding every connection).
+    @Test("work handed to the global executor from the serving loop runs off the loop thread")
+    func workOffTheLoop() async {
+        #expect(await Self.runsOnLoop() == false)
+    }
+
+    @ServingLoop private static func runsOnLoop() async -> Bool {
+        await withTaskExecutorPreference(globalConcurrentExecutor) { await Self.where_() }
+    }
+
+    private nonisolated static func where_() async -> Bool {
+        Reactor.shared.executor.serial.isIsolatingCurrentContext() == true
+    }
+
+    /// 150 items with 10,000-character notes: a `list` of them (about 1.5 MB) is past a 1 MiB ceiling.
+    private static func addLargeItems(on connection: LineConnection) async throws {
+        let note = String(repeating: "n", count: 10_000)
+        let adds = (1...150).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"add","params":{"title":"T\#($0)","note":"\#(note)"}}"# }
+        try await connection.send(adds.joined(separator: "\n") + "\n")
+        for _ in 1...150 {
+            let line = try #require(try await connection.readLine())
+            #expect(line.contains("\"result\""), "\(line.prefix(200))")
+        }
+    }
+
+    /// In a batch that made a change, a `list` the memory ceiling refuses is answered with -32600, not left out
+    /// (its part was filled with nothing first, and the refusal's fill was ignored).
+    @Test("a batch that made a change and then hit the memory ceiling answers the refused list with -32600")
+    func batchOverCeilingAnswersTheRefusal() async throws {
+        var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
+        configuration.maxMemoryBytes = 1 << 20
+        try await withTestServer(configuration: configuration) { server in
+            let setup = try await server.connect()
+            defer { setup.close() }
+            try await Self.addLargeItems(on: setup)
+            let batch = try await setup.call(#"[{"jsonrpc":"2.0","id":"s","method":"add","params":{"title":"Small"}},{"jsonrpc":"2.0","id":"l","method":"list"}]"#)
+            guard case .array(let parts) = batch else {
+                Issue.record("not a batch reply: \(batch)")
+                return
+            }
+            #expect(parts.count == 2, "the refused list got no response: \(parts.count) part(s)")
+            #expect(parts.first?.member("result", "revision") == .number(JSONNumber(151)))
+            #expect(parts.last?.member("error", "code") == .number(JSONNumber(-32600)))
+        }
+    }
+
+    /// A watch's backlog is charged within the server's memory ceiling, as a live change is: one past it is
+    /// refused (`6 compacted`), not queued past the ceiling.
+    @Test("a watch backlog larger than the memory ceiling is refused, not queued past the ceiling")
+    func backlogKeepsTheCeiling() async throws {
+        var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
+        configuration.maxMemoryBytes = 1 << 20
+        try await withTestServer(configuration: configuration) { server in
+            let setup = try await server.connect()
+            defer { setup.close() }
+            try await Self.addLargeItems(on: setup)
+            let watcher = try await server.connect()
+            defer { watcher.close() }
+            let reply = try await watcher.call(#"{"jsonrpc":"2.0","id":1,"method":"watch","params":{"since":0}}"#)
+            #expect(reply.member("error", "code") == .number(JSONNumber(6)), "\(reply)")
+            #expect(server.server.memory.heldBytes <= 1 << 20)
+            #expect(try await watcher.call(#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).member("result") == "pong")
+        }
+    }
+
+    /// The write deadline is for a peer that reads nothing: one that keeps reading, always behind, is not cut off
+    /// (it was armed at the first stall and kept until nothing was unsent).
+    @Test("a peer that keeps reading is not closed by the write deadline")
+    func writeDeadlineFollowsProgress() async throws {
+        var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
+        configuration.writeTimeout = .milliseconds(300)
+        let clock = ManualClock()
+        try await withRecordingTestServer(configuration: configuration, clock: clock, seconds: 40) { server, recorder in
+            let setup = try await server.connect()
+            defer { setup.close() }
+            let title = String(repeating: "w", count: 1000)
+            try await setup.send((1...600).map { #"{"id":\#($0),"method":"add","params":{"title":"\#(title)"}}"# + "\n" }.joined())
+            for _ in 1...600 { _ = try await setup.readLine() }
+            let slow = try await server.connect()
+            defer { slow.close() }
+            try await slow.send((1...40).map { #"{"id":\#($0),"method":"list"}"# }.joined(separator: "\n") + "\n")
+            try await clock.waitForTimers(1)
+            var read = 0
+            for _ in 0..<4 {
+                // Read ~2.7 MB (progress every interval), then let 200 ms pass: never 300 ms without reading.
+                for _ in 0..<4 {
+                    guard try await slow.readLine() != nil else { break }
+                    read += 1
+                }
+                try await Task.sleep(for: .milliseconds(200))
+                clock.advance(by: .milliseconds(200))
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(recorder.count(containing: "write timed out") == 0, "closed after \(read) replies read")
+        }
+    }
+}
