@@ -329,12 +329,20 @@ import ShelfWire
             if let memory {
                 let buffered = framer.bufferedByteCount
                 // The connection that asks for more while the server is at its ceiling is the one closed.
-                if (buffered > framerCharge && !memory.charge(buffered - framerCharge)) || memory.isFull {
+                if buffered > framerCharge {
+                    guard memory.charge(buffered - framerCharge) else {
+                        closeForMemory()
+                        return
+                    }
+                } else if buffered < framerCharge {
+                    memory.refund(framerCharge - buffered)
+                }
+                // Recorded before anything can end the session: the deferred refund gives back all of it.
+                framerCharge = buffered
+                if memory.isFull {
                     closeForMemory()
                     return
                 }
-                if buffered < framerCharge { memory.refund(framerCharge - buffered) }
-                framerCharge = buffered
             }
             // Decoded once, here; lines already read are still answered after `stop()` unless the session closes.
             for event in events { incoming.append(Incoming(event)) }
