@@ -153,12 +153,20 @@ final class Session: Sendable {
             if let memory {
                 let buffered = framer.bufferedByteCount
                 // The connection that asks for more while the server is at its ceiling is the one closed.
-                if (buffered > framerCharge && !memory.charge(buffered - framerCharge)) || memory.isFull {
+                if buffered > framerCharge {
+                    guard memory.charge(buffered - framerCharge) else {
+                        closeForMemory(memory)
+                        return
+                    }
+                } else if buffered < framerCharge {
+                    memory.refund(framerCharge - buffered)
+                }
+                // Recorded before anything can end the session: the deferred refund gives back all of it.
+                framerCharge = buffered
+                if memory.isFull {
                     closeForMemory(memory)
                     return
                 }
-                if buffered < framerCharge { memory.refund(framerCharge - buffered) }
-                framerCharge = buffered
             }
             // Lines already read are still answered after stop(): only reading more stops.
             var index = 0
