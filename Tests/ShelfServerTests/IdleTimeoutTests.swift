@@ -2,7 +2,6 @@ import ShelfJSON
 import ShelfServer
 import ShelfSockets
 import ShelfTestSupport
-import Synchronization
 import Testing
 
 /// `shelfd --idle-timeout` (protocol/PROTOCOL.md §10): a connection that sends nothing for that long gets a
@@ -46,26 +45,17 @@ import Testing
             defer { idle.close() }
             // Pings from `active` every 100 ms until `idle`, connected after it, has been closed: `active` has then
             // been connected longer than the timeout, but never silent for it. (The pacing is the subject here.)
-            let idleEnded = EndFlag()
-            let closed = Task {
-                defer { idleEnded.set() }
-                return try await withDeadline(seconds: 30) { try await idle.readLine() }
-            }
+            let closed = Task { try await withDeadline(seconds: 30) { try await idle.readLine() } }
             var pings = 0
-            while !idleEnded.isSet {
+            var closing: String??
+            // A ping, then up to 100 ms waiting for `idle`'s closing line, until it comes.
+            while closing == nil {
                 pings += 1
                 #expect(try await active.call(#"{"jsonrpc":"2.0","id":\#(pings),"method":"ping"}"#).member("result") == "pong")
-                try await Task.sleep(for: .milliseconds(100))
+                closing = try await result(within: .milliseconds(100)) { try await closed.value }
             }
-            #expect(try await closed.value?.contains("idle_timeout") == true)
+            #expect(closing??.contains("idle_timeout") == true)
             #expect(try await active.call(#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#).member("result") == "pong")
         }
     }
-}
-
-/// Set once, read from anywhere.
-private final class EndFlag: Sendable {
-    private let value = Mutex(false)
-    func set() { value.withLock { $0 = true } }
-    var isSet: Bool { value.withLock { $0 } }
 }
