@@ -185,12 +185,25 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
     /// A key that sorts text case- and diacritic-insensitively: ASCII lowercased byte by byte, anything else
     /// folded by Foundation first.
     static func sortKey(_ text: String) -> [UInt8] {
-        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.utf8.map(Matcher.lowerASCII) }
-        return Array(Matcher.fold(text).utf8)
+        var key: [UInt8] = []
+        Matcher.appendFolded(text, to: &key)
+        return key
     }
 
     /// The query's text and tags prepared once, then checked against each item.
     struct Matcher {
+        /// Appends `text` folded by the search rule: ASCII text lowercased byte by byte, anything else through
+        /// `fold` (case and diacritics). The one rule for sort keys and search keys.
+        static func appendFolded(_ text: String, to bytes: inout [UInt8]) {
+            var text = text
+            let ascii = text.withUTF8 { utf8 -> Bool in
+                guard utf8.allSatisfy({ $0 < 0x80 }) else { return false }
+                bytes.append(contentsOf: utf8.lazy.map(lowerASCII))
+                return true
+            }
+            if !ascii { bytes.append(contentsOf: fold(text).utf8) }
+        }
+
         let filter: ListFilter
         let needle: String?
         let needleBytes: [UInt8]

@@ -17,13 +17,7 @@ public enum ItemSearchKey {
 
     /// Appends `text` folded by `ItemQuery`'s rule, then a NUL byte.
     static func appendFolded(_ text: String, to bytes: inout [UInt8]) {
-        var text = text
-        let ascii = text.withUTF8 { utf8 -> Bool in
-            guard utf8.allSatisfy({ $0 < 0x80 }) else { return false }
-            bytes.append(contentsOf: utf8.lazy.map(ItemQuery.Matcher.lowerASCII))
-            return true
-        }
-        if !ascii { bytes.append(contentsOf: ItemQuery.Matcher.fold(text).utf8) }
+        ItemQuery.Matcher.appendFolded(text, to: &bytes)
         bytes.append(0)
     }
 

@@ -35,7 +35,7 @@ final class JournalFile {
     private let blockBytes: Int
 
     /// - Parameter blockBytes: how many bytes `dropFirst` copies at a time (at least 1).
-    init(path: String, identity: UUID, faults: FileFaults?, blockBytes: Int = JournalFile.readBlockBytes) {
+    init(path: String, identity: UUID, faults: FileFaults?, blockBytes: Int = FileListStore.defaultReadBlockBytes) {
         self.path = path
         self.blockBytes = max(1, blockBytes)
         header = Self.headerLine(identity)
@@ -70,11 +70,6 @@ final class JournalFile {
         var tail: TornTail?
     }
 
-    /// How many bytes the journal is read at a time by default (`FileListStore.defaultReadBlockBytes`): memory is
-    /// bounded by this (and the longest line), not by the journal's size. Each block's lines are parsed on every core
-    /// (`LineChunks`).
-    static let readBlockBytes = FileListStore.defaultReadBlockBytes
-
     /// The journal format with a header line and a checksum on every record (protocol/STORAGE.md, "The journal").
     static let format = 2
 
@@ -89,7 +84,7 @@ final class JournalFile {
     ///     after them); `nil` for the whole file.
     ///   - blockBytes: how many bytes are read at a time (at least 1); a line split between two blocks is read whole.
     static func read(
-        path: String, prefix: Int? = nil, blockBytes: Int = readBlockBytes,
+        path: String, prefix: Int? = nil, blockBytes: Int = FileListStore.defaultReadBlockBytes,
         each: (RevisionedChange) throws(StorageError) -> Void
     ) throws(StorageError) -> Contents {
         var contents = Contents()

@@ -42,7 +42,7 @@ public struct InputLine: Sendable, Equatable {
         public var isChanged: Bool { text != original }
 
         /// The text before the cursor.
-        public var beforeCursor: Substring { text[..<index(cursor)] }
+        private var beforeCursor: Substring { text[..<index(cursor)] }
 
         private func index(_ offset: Int) -> String.Index {
             text.index(text.startIndex, offsetBy: max(0, min(offset, text.count)))

@@ -20,16 +20,10 @@ struct ItemTable: Sendable {
     /// Key bytes no slot uses any more.
     private var wastedKeyBytes = 0
 
-    /// The live items, in order.
-    var liveItems: [Item] { keyStart.indices.filter { keyEnd[$0] > keyStart[$0] }.map { items[$0] } }
-
     /// The items in a table, in order.
     init(_ items: some Sequence<Item>) {
         for item in items { upsert(item) }
     }
-
-    /// Items present.
-    var count: Int { slots.count }
 
     /// Whether removed slots or stale key bytes outweigh the live ones.
     var needsCompaction: Bool {
