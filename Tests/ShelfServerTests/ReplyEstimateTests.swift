@@ -9,7 +9,7 @@ import Testing
 @Suite struct ReplyEstimateTests {
     private static func outcome(title: String) -> Result<MutationResult, ReadingListError> {
         let item = Item(id: UUID(), title: title, isRead: false, addedAt: Date(timeIntervalSince1970: 0), revision: 1)
-        return .success(MutationResult(revision: 1, item: item, id: item.id, change: nil))
+        return .success(MutationResult(unchanged: item, revision: 1))
     }
 
     /// Found by review: `"` and `\` are written as two bytes each, and were counted as one; and only the title was
@@ -24,7 +24,7 @@ import Testing
         let note = String(repeating: "\"", count: 10_000)
         let item = Item(
             id: UUID(), title: "x", isRead: false, addedAt: Date(timeIntervalSince1970: 0), revision: 1, note: note)
-        let outcome = Result<MutationResult, ReadingListError>.success(MutationResult(revision: 1, item: item, id: item.id, change: nil))
+        let outcome = Result<MutationResult, ReadingListError>.success(MutationResult(unchanged: item, revision: 1))
         var reply: [UInt8] = []
         Session.appendResponse(id: .number(JSONNumber(1)), mutation: outcome, to: &reply)
         #expect(Session.estimatedReplyBytes(outcome) >= reply.count && reply.count > 20_000)

@@ -53,18 +53,18 @@ extension ReadingList {
                 id: id, title: title, isRead: isRead, addedAt: origin.addedAt ?? Timestamp.truncated(now()), revision: next,
                 author: author, url: url, tags: tags, note: note,
                 readAt: isRead ? origin.readAt ?? Timestamp.truncated(now()) : nil)
-            return changed(.added(item), item: item, at: next)
+            return MutationResult(change: .added(item), revision: next)
         case .setRead(let id, let isRead):
             var item = try existing(id, expect: expect, expectItem: expectItem)
             if item.isRead == isRead { return unchanged(item) }
             setRead(&item, isRead)
             item.revision = next
-            return changed(.updated(item), item: item, at: next)
+            return MutationResult(change: .updated(item), revision: next)
         case .toggle(let id):
             var item = try existing(id, expect: expect, expectItem: expectItem)
             setRead(&item, !item.isRead)
             item.revision = next
-            return changed(.updated(item), item: item, at: next)
+            return MutationResult(change: .updated(item), revision: next)
         case .rename(let id, let raw):
             let title = try validTitle(raw)
             var item = try existing(id, expect: expect, expectItem: expectItem)
@@ -73,7 +73,7 @@ extension ReadingList {
             if item.title.utf8.elementsEqual(title.utf8) { return unchanged(item) }
             item.title = title
             item.revision = next
-            return changed(.updated(item), item: item, at: next)
+            return MutationResult(change: .updated(item), revision: next)
         case .update(let id, let edit):
             let title = try edit.title.map { raw throws(ReadingListError) in try validTitle(raw) }
             let author = try edited(edit.author, ItemField.validateAuthor)
@@ -91,10 +91,10 @@ extension ReadingList {
             item.tags = try mergedTags(old.tags, tags)
             if Self.sameText(item, old) { return unchanged(old) }
             item.revision = next
-            return changed(.updated(item), item: item, at: next)
+            return MutationResult(change: .updated(item), revision: next)
         case .remove(let id):
             _ = try existing(id, expect: expect, expectItem: expectItem)
-            return MutationResult(revision: next, item: nil, id: id, change: RevisionedChange(revision: next, change: .removed(id)))
+            return MutationResult(change: .removed(id), revision: next)
         }
     }
 
@@ -196,11 +196,7 @@ extension ReadingList {
         return item
     }
 
-    private func changed(_ change: ListChange, item: Item, at revision: Revision) -> MutationResult {
-        MutationResult(revision: revision, item: item, id: item.id, change: RevisionedChange(revision: revision, change: change))
-    }
-
     private func unchanged(_ item: Item) -> MutationResult {
-        MutationResult(revision: speculative.revision, item: item, id: item.id, change: nil)
+        MutationResult(unchanged: item, revision: speculative.revision)
     }
 }
