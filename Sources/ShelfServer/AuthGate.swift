@@ -44,11 +44,11 @@ final class AuthGate: Sendable {
         state.withLock { $0.waiting.contains(id) }
     }
 
-    /// Counts an `auth` from `address` arriving now, and says when it may be checked (`GuessThrottle.slot`); `nil`:
-    /// refused at once, the address's turns being booked further ahead than the longest wait.
-    func slot(for address: String) -> ContinuousClock.Instant? {
-        let now = ContinuousClock.now
-        return state.withLock { $0.guesses.slot(for: address, now: now) }
+    /// Counts an `auth` from `address` arriving at `now` (the session's `ServerClock`, as the wait for the slot
+    /// is), and says when it may be checked (`GuessThrottle.slot`); `nil`: refused at once, the address's turns being
+    /// booked further ahead than the longest wait.
+    func slot(for address: String, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        state.withLock { $0.guesses.slot(for: address, now: now) }
     }
 
     /// Logs `line` through `log` unless another authentication line went out less than a second ago; the next line

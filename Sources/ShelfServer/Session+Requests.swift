@@ -302,14 +302,14 @@ extension Session {
     private func authenticate(_ token: String) async -> Result<JSONValue, RPCError> {
         guard let check = tokenCheck, let gate = authGate else { return .success(MethodResult.empty.json) }
         let address = AuthGate.address(ofPeer: connection.peer)
-        guard let slot = gate.slot(for: address) else {
+        guard let slot = gate.slot(for: address, now: clock.now) else {
             gate.log("connection \(connection.id) from \(connection.peer): auth refused unchecked, too many attempts from its address", to: log)
             let wait = Int(configuration.guessMaxDelay.components.seconds)
             return .failure(RPCError(
                 .unauthorized, "Unauthorized: too many auth attempts from your address; not checked, try again in \(wait) s",
                 extra: [("retryAfter", .number(JSONNumber(wait)))]))
         }
-        if slot > .now {
+        if slot > clock.now {
             if !(await sleep(until: slot)) {
                 // The connection is closing (its auth deadline, say): nothing is checked for it any more.
                 discardsRequests = true

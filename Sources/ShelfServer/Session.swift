@@ -63,6 +63,8 @@ import ShelfWire
     private var drainWaiter: CheckedContinuation<Void, Never>?
     private var writeDeadline: (any ServerTimer)?
     private var idleTimer: (any ServerTimer)?
+    /// The timer that ends the reader's `sleep(until:)`.
+    private var sleepTimer: (any ServerTimer)?
     private var timers: [any ServerTimer] = []
 
     /// Where a connection is in its life; one value, so the flags that must agree cannot disagree.
@@ -144,6 +146,7 @@ import ShelfWire
         writeDeadline = nil
         idleTimer?.cancel()
         idleTimer = nil
+        sleepTimer.take()?.cancel()
         authGate?.ended(connection.id)
         let ending: String?
         switch phase {
@@ -292,10 +295,12 @@ import ShelfWire
         // Again after an early wake (a readiness callback left from the last read shares the waiter).
         while !stopsReading, clock.now < deadline {
             await park { session in
-                _ = session.clock.schedule(at: deadline) {
+                session.sleepTimer = session.clock.schedule(at: deadline) {
                     ServingLoop.run(session, ()) { session, _ in session.readWaiter.take()?.resume() }
                 }
             }
+            // Woken early or not, the timer goes: it holds the session until it fires (up to 8 s of guess spacing).
+            sleepTimer.take()?.cancel()
         }
         return !stopsReading
     }

@@ -68,34 +68,76 @@ import Testing
         }
     }
 
-    @Test("after three wrong tokens from an address, its next auth on another connection waits for its slot; a good token then still works")
+    @Test("after three wrong tokens from an address, its next auth on another connection waits for its slot on the server's clock; a good token then still works")
     func guessesSlowedAcrossConnections() async throws {
         let configuration = Self.configuration {
             $0.guessBaseDelay = .milliseconds(400)
             $0.guessMaxDelay = .milliseconds(400)
         }
-        try await withTestServer(configuration: configuration) { server in
+        let clock = ManualClock()
+        try await withTestServer(configuration: configuration, clock: clock) { server in
             let guesser = try await server.connect()
             defer { guesser.close() }
-            var beforeThird = ContinuousClock.now
             for attempt in 1...3 {
-                beforeThird = ContinuousClock.now
                 let reply = try await guesser.call(#"{"jsonrpc":"2.0","id":\#(attempt),"method":"auth","params":{"token":"guess\#(attempt)"}}"#)
                 #expect(reply.member("error", "code") == 5)
             }
             #expect(try await guesser.readLine() == nil, "closed after the third wrong token")
 
-            // A fresh connection from the same address: its first guess is checked only at the address's slot.
+            // A fresh connection from the same address: its first guess is checked only at the address's slot, 400 ms
+            // on. The wait is a timer of the server's clock: the reply comes once the clock has passed it.
             let again = try await server.connect()
             defer { again.close() }
-            #expect(try await again.call(#"{"jsonrpc":"2.0","id":4,"method":"auth","params":{"token":"guess4"}}"#).member("error", "code") == 5)
-            #expect(ContinuousClock.now - beforeThird >= .milliseconds(400), "held back the spacing after the third failure")
-            // The right token, after waiting its own slot, is accepted and forgets the failures.
-            #expect(try await again.call(Self.authLine).member("result") == .object(JSONObject()))
+            #expect(try await again.call(#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#).member("result") == "pong")
+            let armed = clock.pendingCount
+            try await again.send(#"{"jsonrpc":"2.0","id":4,"method":"auth","params":{"token":"guess4"}}"# + "\n")
+            try await clock.waitForTimers(armed + 1)
+            clock.advance(by: .milliseconds(400))
+            #expect(try await again.readJSON().member("error", "code") == 5)
+            // The right token waits its own slot, 400 ms after that one, then is accepted and forgets the failures.
+            let waiting = clock.pendingCount
+            try await again.send(Self.authLine + "\n")
+            try await clock.waitForTimers(waiting + 1)
+            clock.advance(by: .milliseconds(400))
+            #expect(try await again.readJSON().member("result") == .object(JSONObject()))
             let third = try await server.connect()
             defer { third.close() }
             let wrong = try await third.call(#"{"jsonrpc":"2.0","id":5,"method":"auth","params":{"token":"typo"}}"#)
             #expect(wrong.member("error", "message") == "Unauthorized: wrong token (2 attempts left)")
+        }
+    }
+
+    /// The timer of a guess's wait held the session (and its memory) until it fired, up to `guessMaxDelay` after
+    /// the connection had closed.
+    @Test("a connection closed at its auth deadline while its guess waits for a slot leaves no timer behind")
+    func guessWaitEndsWithTheConnection() async throws {
+        let configuration = Self.configuration {
+            $0.guessBaseDelay = .seconds(8)
+            $0.guessMaxDelay = .seconds(8)
+            $0.authTimeout = .seconds(1)
+        }
+        let clock = ManualClock()
+        try await withTestServer(configuration: configuration, clock: clock) { server in
+            let guesser = try await server.connect()
+            defer { guesser.close() }
+            for attempt in 1...3 {
+                let reply = try await guesser.call(#"{"jsonrpc":"2.0","id":\#(attempt),"method":"auth","params":{"token":"guess\#(attempt)"}}"#)
+                #expect(reply.member("error", "code") == 5)
+            }
+            #expect(try await guesser.readLine() == nil)
+            let waiting = try await server.connect()
+            defer { waiting.close() }
+            #expect(try await waiting.call(#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#).member("result") == "pong")
+            // Its auth deadline, and the guesser's linger, are armed.
+            let armed = clock.pendingCount
+            try await waiting.send(#"{"jsonrpc":"2.0","id":4,"method":"auth","params":{"token":"guess4"}}"# + "\n")
+            try await clock.waitForTimers(armed + 1)
+            clock.advance(by: .seconds(1))
+            // Closed at once: a reply is still owed (the waiting auth), so no `closing` line can go last.
+            #expect(try await waiting.readLine() == nil)
+            // The guess's wait would end 7 s on; a closing connection lingers 4 s at most (`Session.closingLinger`).
+            let horizon = clock.now + .seconds(5)
+            try await withDeadline { try await waitUntil { clock.pendingDeadlines.allSatisfy { $0 < horizon } } }
         }
     }
 

@@ -34,6 +34,9 @@ final class ManualClock: ServerClock {
     /// Timers scheduled and neither fired nor cancelled.
     var pendingCount: Int { state.withLock { $0.pending.count } }
 
+    /// When each pending timer comes due.
+    var pendingDeadlines: [ContinuousClock.Instant] { state.withLock { $0.pending.map(\.deadline) } }
+
     /// Moves the clock on by `duration`, running each timer that comes due, in deadline order, on this thread (the
     /// server's actions hop to its event loop themselves).
     func advance(by duration: Duration) {
