@@ -188,6 +188,23 @@ struct ItemCollectionTests {
         #expect(collection.items.map(\.id) == all.map(\.id).filter { $0 != all[1024].id })
     }
 
+    @Test("iterating skips a page left all holes, a hole at each page's first and last slot, and keeps returning nil at the end")
+    func iterationOverHoles() throws {
+        let all = items(3000)
+        var collection = try ItemCollection.make(all).get()
+        // Page 2 (slots 1,024 to 2,047) emptied, and the first and last slot of page 1 and page 3's first: 1,027
+        // holes among 3,000 slots, too few to compact.
+        let removed = Set(Array(1024..<2048) + [0, 1023, 2048])
+        for index in removed { collection.remove(id: all[index].id) }
+        let expected = all.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+        var iterator = collection.makeIterator()
+        var seen: [Item] = []
+        while let item = iterator.next() { seen.append(item) }
+        #expect(seen == expected)
+        #expect(iterator.next() == nil)
+        #expect(Array(ItemCollection()) == [])
+    }
+
     @Test("a list that shrank is compacted into an index sized for what is left")
     func compactionShrinksTheIndex() throws {
         let all = items(20_000)
