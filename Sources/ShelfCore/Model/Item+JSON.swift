@@ -153,7 +153,8 @@ extension Item {
               let isRead = object["isRead"]?.boolValue,
               let addedText = object["addedAt"]?.stringValue, let addedAt = Timestamp.parse(addedText),
               let revision = object["revision"]?.numberValue?.uint64,
-              let details = Self.details(of: object)
+              // Five members are the five just read: the usual item has no optional member to look up.
+              let details = object.count == 5 ? (nil, nil, [], nil, nil) : Self.details(of: object)
         else { return nil }
         self.init(
             id: id, title: title, isRead: isRead, addedAt: addedAt, revision: revision, author: details.author,
