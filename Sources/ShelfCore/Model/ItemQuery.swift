@@ -143,7 +143,7 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
         return (page, end < selected.endIndex ? page.last?.id : nil)
     }
 
-    /// Whether `item` passes the filter, the text and the tags.
+    /// Whether `item` passes the filter, the text and the tags; `Matcher` prepares the query once for many items.
     public func matches(_ item: Item) -> Bool {
         Matcher(self).matches(item)
     }
@@ -189,8 +189,9 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
         return key
     }
 
-    /// The query's text and tags prepared once, then checked against each item.
-    struct Matcher {
+    /// The query's text and tags prepared once (the text folded, its search table built), then checked against
+    /// each item: what `matches(_:)` builds per call, for a client that checks many items against one query.
+    package struct Matcher: Sendable {
         /// Appends `text` folded by the search rule: ASCII text lowercased byte by byte, anything else through
         /// `fold` (case and diacritics). The one rule for sort keys and search keys.
         static func appendFolded(_ text: String, to bytes: inout [UInt8]) {
@@ -247,13 +248,15 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
         let needle: Needle?
         let tags: Set<String>
 
-        init(_ query: ItemQuery) {
+        /// `query`'s read-state filter, text and tags prepared; its order and page are not used.
+        package init(_ query: ItemQuery) {
             filter = query.filter
             needle = query.text.flatMap(Needle.init)
             tags = Set(query.tags.map { $0.lowercased() })
         }
 
-        func matches(_ item: Item) -> Bool {
+        /// Whether `item` passes the filter, the text and the tags: `ItemQuery.matches(_:)`.
+        package func matches(_ item: Item) -> Bool {
             guard filter.includes(item) else { return false }
             if !tags.isEmpty, !tags.isSubset(of: item.tags) { return false }
             guard let needle else { return true }
