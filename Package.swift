@@ -14,6 +14,7 @@ let package = Package(
     dependencies: [],
     targets: [
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
+        .systemLibrary(name: "CCRC32C", path: "Sources/CCRC32C"),
         .target(name: "ShelfSockets", dependencies: ["CEpoll"]),
         .target(name: "ShelfJSON"),
         // Release builds skip the run-time exclusivity checks in ShelfCore and ShelfServer, whose state is
@@ -21,7 +22,7 @@ let package = Package(
         // of 35,455 instructions per memory add under callgrind (scripts/bench-instructions). Debug builds, and
         // so every test run, keep them.
         .target(
-            name: "ShelfCore", dependencies: ["ShelfJSON"],
+            name: "ShelfCore", dependencies: ["ShelfJSON", "CCRC32C"],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(name: "ShelfWire", dependencies: ["ShelfJSON", "ShelfCore"]),
         .target(

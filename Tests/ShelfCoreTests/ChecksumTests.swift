@@ -39,6 +39,20 @@ import Testing
         }
     }
 
+    @Test("the CPU's CRC-32C instruction and the software tables agree on every length from 0 to 300 at each offset from 0 to 8")
+    func hardwareMatchesSoftware() {
+        let bytes = (0..<320).map { UInt8(truncatingIfNeeded: $0 &* 197 &+ 11) }
+        bytes.withUnsafeBufferPointer { all in
+            for offset in 0...8 {
+                for length in 0...300 {
+                    let slice = UnsafeBufferPointer(rebasing: all[offset..<(offset + length)])
+                    #expect(CRC32C.checksum(slice) == CRC32C.softwareChecksum(slice), "offset \(offset), length \(length)")
+                }
+            }
+        }
+        #expect(Array("123456789".utf8).withUnsafeBufferPointer { CRC32C.softwareChecksum($0) } == 0xE306_9283)
+    }
+
     @Test("a sealed line ends with its CRC-32C as 8 lowercase hex digits, and checks as valid with the bytes before it as its body")
     func sealThenCheck() {
         var bytes = Array("prefix ".utf8) + Array(#"{"a":1}"#.utf8)

@@ -136,14 +136,19 @@ import Testing
             try await clock.waitForTimers(1)
             var read = 0
             for _ in 0..<4 {
-                // Read ~2.7 MB (progress every interval), then let 200 ms pass: never 300 ms without reading.
+                // Read ~2.7 MB, then let 200 ms pass: never 300 ms without reading. Reading opens the window, so the
+                // server writes more; the clock moves on once it has, shown by the deadline armed before the read
+                // being gone (cancelled by the progress; a later stall arms a new one). Where the deadline does not
+                // follow progress it stays, and after the bounded wait the second advance passes it.
+                let before = clock.scheduledCount
                 for _ in 0..<4 {
                     guard try await slow.readLine() != nil else { break }
                     read += 1
                 }
-                try await Task.sleep(for: .milliseconds(200))
+                _ = try await result(within: .seconds(5)) {
+                    try await ShelfTestSupport.waitUntil { clock.pendingIDs.allSatisfy { $0 > before } }
+                }
                 clock.advance(by: .milliseconds(200))
-                try await Task.sleep(for: .milliseconds(100))
             }
             #expect(recorder.count(containing: "write timed out") == 0, "closed after \(read) replies read")
         }

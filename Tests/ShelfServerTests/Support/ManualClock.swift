@@ -34,6 +34,13 @@ final class ManualClock: ServerClock {
     /// Timers scheduled and neither fired nor cancelled.
     var pendingCount: Int { state.withLock { $0.pending.count } }
 
+    /// How many timers have been scheduled so far (fired and cancelled ones included): a timer scheduled later
+    /// has a greater `pendingIDs` entry than this count was before.
+    var scheduledCount: UInt64 { state.withLock { $0.lastID } }
+
+    /// The pending timers, each by the order it was scheduled in (1 for the first).
+    var pendingIDs: [UInt64] { state.withLock { $0.pending.map(\.id) } }
+
     /// When each pending timer comes due.
     var pendingDeadlines: [ContinuousClock.Instant] { state.withLock { $0.pending.map(\.deadline) } }
 
