@@ -18,6 +18,11 @@ package enum TerminalText {
         return result
     }
 
+    /// Whether `visible(_:)` leaves `character` as it is.
+    package static func isSafe(_ character: Character) -> Bool {
+        !character.unicodeScalars.contains(where: isUnsafe)
+    }
+
     /// `visible(_:)` for each line of `text`, keeping its line breaks (LF): for messages of several lines whose parts
     /// may come from a server (an error's message) or a file (a log line naming a title).
     package static func visibleLines(_ text: String) -> String {

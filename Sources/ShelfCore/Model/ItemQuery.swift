@@ -89,9 +89,8 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
     /// one per item when there is no text. Without reading any text: a native string knows its UTF-8 length. For
     /// deciding where a search runs, not for a limit.
     public func estimatedWork(over items: ItemCollection) -> Int {
-        let matcher = Matcher(self)
-        guard matcher.needle != nil else { return items.count }
-        let factor = matcher.needleIsASCII ? 1 : matcher.needleBytes.count
+        guard let needle = Matcher(self).needle else { return items.count }
+        let factor = needle.isASCII ? 1 : needle.bytes.count
         var bytes = 0
         for item in items {
             bytes += item.title.utf8.count + (item.author?.utf8.count ?? 0) + (item.note?.utf8.count ?? 0)
@@ -144,7 +143,7 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
         return (page, end < selected.endIndex ? page.last?.id : nil)
     }
 
-    /// Whether `item` passes the filter, the text and the tags.
+    /// Whether `item` passes the filter, the text and the tags; `Matcher` prepares the query once for many items.
     public func matches(_ item: Item) -> Bool {
         Matcher(self).matches(item)
     }
@@ -190,8 +189,9 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
         return key
     }
 
-    /// The query's text and tags prepared once, then checked against each item.
-    struct Matcher {
+    /// The query's text and tags prepared once (the text folded, its search table built), then checked against
+    /// each item: what `matches(_:)` builds per call, for a client that checks many items against one query.
+    package struct Matcher: Sendable {
         /// Appends `text` folded by the search rule: ASCII text lowercased byte by byte, anything else through
         /// `fold` (case and diacritics). The one rule for sort keys and search keys.
         static func appendFolded(_ text: String, to bytes: inout [UInt8]) {
@@ -204,53 +204,67 @@ public struct ItemQuery: Sendable, Equatable, Hashable {
             if !ascii { bytes.append(contentsOf: fold(text).utf8) }
         }
 
+        /// The query's text folded, with what searching for it takes; one value, so that they cannot disagree.
+        struct Needle {
+            /// The folded text's UTF-8; never empty.
+            let bytes: [UInt8]
+            /// Whether `bytes` is all ASCII: only then can the needle occur in ASCII text.
+            let isASCII: Bool
+            /// The Knuth–Morris–Pratt failure table of `bytes` (see `asciiSearch`).
+            let failure: [Int]
+
+            /// `text` folded; `nil` when it folds to nothing (every text holds it).
+            init?(_ text: String) {
+                let bytes = Array(Matcher.fold(text).utf8)
+                guard !bytes.isEmpty else { return nil }
+                self.bytes = bytes
+                isASCII = bytes.allSatisfy { $0 < 0x80 }
+                failure = Matcher.failureTable(bytes)
+            }
+
+            /// Whether `text` holds the needle, ignoring case and diacritics: ASCII text is searched byte by byte
+            /// (folding ASCII changes only case, so only an ASCII needle can occur in it), other text folded by
+            /// Foundation first, then searched the same way: the rule `ItemSearchKey` keeps for clients that fold
+            /// once.
+            func occurs(in text: String) -> Bool {
+                var text = text
+                let ascii = text.withUTF8 { haystack -> Bool? in
+                    guard haystack.allSatisfy({ $0 < 0x80 }) else { return nil }
+                    guard isASCII, bytes.count <= haystack.count else { return false }
+                    var fallbacks = 0
+                    return Matcher.asciiSearch(haystack, bytes, failure, fallbacks: &fallbacks)
+                }
+                if let ascii { return ascii }
+                var folded = Matcher.fold(text)
+                return folded.withUTF8 { haystack in
+                    var fallbacks = 0
+                    return Matcher.asciiSearch(haystack, bytes, failure, fallbacks: &fallbacks)
+                }
+            }
+        }
+
         let filter: ListFilter
-        let needle: String?
-        let needleBytes: [UInt8]
-        let needleIsASCII: Bool
-        /// The Knuth–Morris–Pratt failure table of `needleBytes`, built once per query (see `asciiSearch`).
-        let failure: [Int]
+        /// The text to look for; `nil` when the query has none or it folds to nothing.
+        let needle: Needle?
         let tags: Set<String>
 
-        init(_ query: ItemQuery) {
+        /// `query`'s read-state filter, text and tags prepared; its order and page are not used.
+        package init(_ query: ItemQuery) {
             filter = query.filter
-            let folded = query.text.map(Self.fold).flatMap { $0.isEmpty ? nil : $0 }
-            needle = folded
-            needleBytes = Array((folded ?? "").utf8)
-            needleIsASCII = needleBytes.allSatisfy { $0 < 0x80 }
-            failure = Self.failureTable(needleBytes)
+            needle = query.text.flatMap(Needle.init)
             tags = Set(query.tags.map { $0.lowercased() })
         }
 
-        func matches(_ item: Item) -> Bool {
+        /// Whether `item` passes the filter, the text and the tags: `ItemQuery.matches(_:)`.
+        package func matches(_ item: Item) -> Bool {
             guard filter.includes(item) else { return false }
             if !tags.isEmpty, !tags.isSubset(of: item.tags) { return false }
-            guard needle != nil else { return true }
-            if contains(item.title) { return true }
-            if let author = item.author, contains(author) { return true }
-            if let note = item.note, contains(note) { return true }
-            if let url = item.url, contains(url) { return true }
-            return item.tags.contains(where: contains)
-        }
-
-        /// Whether `text` holds the needle, ignoring case and diacritics: ASCII text is searched byte by byte
-        /// (folding ASCII changes only case, so only an ASCII needle can occur in it), other text folded by
-        /// Foundation first, then searched the same way: the rule `ItemSearchKey` keeps for clients that fold once.
-        private func contains(_ text: String) -> Bool {
-            guard needle != nil else { return true }
-            var text = text
-            let ascii = text.withUTF8 { bytes -> Bool? in
-                guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-                guard needleIsASCII, needleBytes.count <= bytes.count else { return false }
-                var fallbacks = 0
-                return Self.asciiSearch(bytes, needleBytes, failure, fallbacks: &fallbacks)
-            }
-            if let ascii { return ascii }
-            var folded = Self.fold(text)
-            return folded.withUTF8 { bytes in
-                var fallbacks = 0
-                return Self.asciiSearch(bytes, needleBytes, failure, fallbacks: &fallbacks)
-            }
+            guard let needle else { return true }
+            if needle.occurs(in: item.title) { return true }
+            if let author = item.author, needle.occurs(in: author) { return true }
+            if let note = item.note, needle.occurs(in: note) { return true }
+            if let url = item.url, needle.occurs(in: url) { return true }
+            return item.tags.contains(where: needle.occurs(in:))
         }
 
         /// `failure[i]` is the length of the longest proper prefix of `needle[...i]` that is also a suffix of it.

@@ -102,19 +102,33 @@ enum FileBytes {
     /// `count` bytes of the open file `fd` from byte `offset` (`pread`: the descriptor's offset is not moved).
     /// - Throws: `StorageError.io` (`pread`, with `path`); `EIO` when the file ends before `offset + count`.
     static func read(_ fd: Int32, offset: Int, count: Int, path: String) throws(StorageError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        let failure: Int32? = bytes.withUnsafeMutableBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let n = retryingEINTR { pread(fd, raw.baseAddress?.advanced(by: done), raw.count - done, off_t(offset + done)) }
-                if n < 0 { return errno }
-                if n == 0 { return EIO }
-                done += n
+        var failure: StorageError?
+        // Not zeroed first: only the bytes read are counted as initialised.
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            do throws(StorageError) {
+                initialized = try read(fd, offset: offset, into: UnsafeMutableRawBufferPointer(buffer), path: path)
+            } catch {
+                failure = error
             }
-            return nil
         }
-        if let failure { throw .io(call: "pread", path: path, errno: failure) }
+        if let failure { throw failure }
+        if bytes.count < count { throw .io(call: "pread", path: path, errno: EIO) }
         return bytes
+    }
+
+    /// Fills `buffer` from byte `offset` of the open file `fd`, or as much of it as the file holds (`pread`: the
+    /// descriptor's offset is not moved).
+    /// - Returns: the bytes read, from the start of `buffer`: fewer than `buffer.count` only where the file ends.
+    /// - Throws: `StorageError.io` (`pread`, with `path`).
+    static func read(_ fd: Int32, offset: Int, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(StorageError) -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = retryingEINTR { pread(fd, buffer.baseAddress?.advanced(by: done), buffer.count - done, off_t(offset + done)) }
+            if n < 0 { throw .io(call: "pread", path: path, errno: errno) }
+            if n == 0 { break }
+            done += n
+        }
+        return done
     }
 
     /// Checks, at start-up, that a leftover temporary file at `path` can be removed (protocol/STORAGE.md,

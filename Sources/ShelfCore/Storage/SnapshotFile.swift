@@ -117,11 +117,15 @@ struct SnapshotFile: Sendable {
             try syncDirectory()
         } catch {
             if old >= 0 {
+                // One buffer for every slice: `writeAndRename` lets go of a slice before it asks for the next.
+                var buffer = [UInt8](repeating: 0, count: Self.syncSliceBytes)
                 var offset = 0
                 _ = try? writeAndRename { () throws(StorageError) -> ArraySlice<UInt8>? in
-                    let slice = try Self.readSlice(old, at: offset, path: path)
-                    offset += slice?.count ?? 0
-                    return slice
+                    let count = try buffer.withUnsafeMutableBytes { raw in
+                        Result { () throws(StorageError) in try FileBytes.read(old, offset: offset, into: raw, path: path) }
+                    }.get()
+                    offset += count
+                    return count == 0 ? nil : buffer[..<count]
                 }
                 try? syncDirectory()
             } else {
@@ -130,16 +134,6 @@ struct SnapshotFile: Sendable {
             throw error
         }
         return size
-    }
-
-    /// Up to `syncSliceBytes` bytes of the open file `fd` from `offset`; `nil` at its end.
-    private static func readSlice(_ fd: Int32, at offset: Int, path: String) throws(StorageError) -> ArraySlice<UInt8>? {
-        var bytes = [UInt8](repeating: 0, count: syncSliceBytes)
-        let n = bytes.withUnsafeMutableBytes { raw in
-            retryingEINTR { pread(fd, raw.baseAddress, raw.count, off_t(offset)) }
-        }
-        if n < 0 { throw .io(call: "pread", path: path, errno: errno) }
-        return n == 0 ? nil : bytes[..<n]
     }
 
     /// How much of a snapshot is written between two syncs: 4 MiB (Redis's `aof-rewrite-incremental-fsync` uses
@@ -156,15 +150,16 @@ struct SnapshotFile: Sendable {
             try faults?.check(.write)
             // Synced a slice at a time, as Redis syncs its rewrites every 4 MB: so the final sync has little left
             // to write, rather than a whole large snapshot for the journal's fdatasyncs to queue behind.
-            var slice = try next()
-            while let current = slice {
-                try FileBytes.writeAll(current, to: fd, at: written, path: tempPath)
-                written += current.count
-                slice = try next()
-                if slice != nil {
+            // Each slice is let go of before the next is asked for, so a source may reuse one buffer for all.
+            var first = true
+            while let slice = try next() {
+                if !first {
                     try faults?.check(.syncSlice)
                     if retryingEINTR({ fdatasync(fd) }) != 0 { throw .io(call: "fdatasync", path: tempPath, errno: errno) }
                 }
+                first = false
+                try FileBytes.writeAll(slice, to: fd, at: written, path: tempPath)
+                written += slice.count
             }
             try faults?.check(.fsync)
             if retryingEINTR({ fsync(fd) }) != 0 { throw .io(call: "fsync", path: tempPath, errno: errno) }

@@ -71,15 +71,16 @@ struct ItemTable: Sendable {
     struct Filter {
         let query: ItemQuery
         let needle: ItemSearchKey.Needle?
-        /// The query has text, but no needle to look for in keys: each item is matched by `ItemQuery` itself.
-        let itemByItem: Bool
+        /// Set when the query has text but no needle to look for in keys (the text holds a NUL byte or folds to
+        /// nothing): each item is then matched by `ItemQuery`'s own matcher, built here once rather than per item.
+        let itemByItem: ItemQuery.Matcher?
         /// The tags, folded as `ItemQuery` compares them.
         let tags: Set<String>
 
         init(_ query: ItemQuery) {
             self.query = query
             needle = query.text.flatMap(ItemSearchKey.Needle.init)
-            itemByItem = query.text != nil && needle == nil
+            itemByItem = query.text != nil && needle == nil ? ItemQuery.Matcher(query) : nil
             tags = Set(query.tags.map { $0.lowercased() })
         }
     }
@@ -88,7 +89,7 @@ struct ItemTable: Sendable {
     func matches(_ slot: Int, _ filter: Filter) -> Bool {
         // A live slot's key holds at least the title's NUL byte; a removed one is empty.
         guard keyEnd[slot] > keyStart[slot] else { return false }
-        if filter.itemByItem { return filter.query.matches(items[slot]) }
+        if let matcher = filter.itemByItem { return matcher.matches(items[slot]) }
         switch filter.query.filter {
         case .all: break
         case .read: if !isRead[slot] { return false }

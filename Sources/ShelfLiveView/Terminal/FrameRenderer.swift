@@ -67,23 +67,67 @@ public struct FrameRenderer: Sendable {
     /// them, each as one piece the cursor steps over.
     static func window(_ field: InputLine.Field, room: Int) -> (text: String, column: Int) {
         guard room > 1 else { return ("", 0) }
-        let pieces = field.text.map { $0.isNewline ? lineBreakMark : TerminalText.visible(String($0)) }
-        let widths = pieces.map { DisplayWidth.of($0) }
-        let cursor = min(field.cursor, pieces.count)
-        var start = 0
-        var before = widths[..<cursor].reduce(0, +)
-        while start < cursor, before > room - 1 {
-            before -= widths[start]
-            start += 1
+        let text = field.text
+        // One walk to the cursor, with the window's start trailing it: the start moves on whenever the text from
+        // it to the cursor would leave the cursor no column.
+        var start = text.startIndex
+        var cursor = text.startIndex
+        var before = 0
+        var offset = 0
+        while offset < field.cursor, cursor < text.endIndex {
+            before += Piece(text[cursor]).width
+            text.formIndex(after: &cursor)
+            offset += 1
+            while start < cursor, before > room - 1 {
+                before -= Piece(text[start]).width
+                text.formIndex(after: &start)
+            }
         }
+        // Everything from the start to the cursor fits; what follows the cursor is shown while it fits too.
         var shown = ""
         var used = 0
-        for index in start..<pieces.count {
-            if used + widths[index] > room { break }
-            shown += pieces[index]
-            used += widths[index]
+        var index = start
+        while index < text.endIndex {
+            let piece = Piece(text[index])
+            let width = piece.width
+            if used + width > room { break }
+            piece.append(to: &shown)
+            used += width
+            text.formIndex(after: &index)
         }
         return (shown, before)
+    }
+
+    /// One character of an input field as `window` shows it: a line break as `lineBreakMark`, a character
+    /// `TerminalText.visible` escapes as its escape, any other as itself (no `String` made for it).
+    private enum Piece {
+        case character(Character)
+        case text(String)
+
+        init(_ character: Character) {
+            if character.isNewline {
+                self = .text(FrameRenderer.lineBreakMark)
+            } else if TerminalText.isSafe(character) {
+                self = .character(character)
+            } else {
+                self = .text(TerminalText.visible(String(character)))
+            }
+        }
+
+        /// The columns it takes (`DisplayWidth`).
+        var width: Int {
+            switch self {
+            case .character(let character): DisplayWidth.of(character)
+            case .text(let text): DisplayWidth.of(text)
+            }
+        }
+
+        func append(to text: inout String) {
+            switch self {
+            case .character(let character): text.append(character)
+            case .text(let piece): text += piece
+            }
+        }
     }
 
     private func line(_ model: ListViewModel) -> InputLine? {
