@@ -7,7 +7,6 @@ enum LineChecksum {
     /// `,"crc":"` + 8 hex digits + `"}`.
     static let suffixLength = 18
     private static let opening: [UInt8] = Array(#","crc":""#.utf8)
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// What a line's end says about its checksum.
     enum Check {
@@ -24,13 +23,19 @@ enum LineChecksum {
     static func seal(_ bytes: inout [UInt8], from start: Int) {
         bytes.removeLast()
         let crc = bytes.withUnsafeBufferPointer { CRC32C.checksum(UnsafeBufferPointer(rebasing: $0[start...])) }
-        // The suffix is made whole, then appended at once: one capacity check, not eighteen.
+        // The suffix is made whole, then appended at once: one capacity check, not eighteen. Written byte by byte
+        // and the digits computed, with no table: the static arrays' lazy initialisation checks and bounds checks
+        // were most of the cost.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: suffixLength) { suffix in
-            for (i, byte) in opening.enumerated() { suffix[i] = byte }
-            for digit in 0..<8 { suffix[opening.count + digit] = hexDigits[Int((crc >> UInt32(28 - 4 * digit)) & 0xF)] }
-            suffix[suffixLength - 2] = UInt8(ascii: "\"")
-            suffix[suffixLength - 1] = UInt8(ascii: "}")
-            bytes.append(contentsOf: suffix)
+            guard let out = suffix.baseAddress else { return }
+            for (i, byte) in #","crc":""#.utf8.enumerated() { out[i] = byte }
+            for digit in 0..<8 {
+                let nibble = UInt8(truncatingIfNeeded: crc >> UInt32(28 - 4 * digit)) & 0xF
+                out[8 + digit] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
+            }
+            out[suffixLength - 2] = UInt8(ascii: "\"")
+            out[suffixLength - 1] = UInt8(ascii: "}")
+            bytes.append(contentsOf: UnsafeBufferPointer(start: out, count: suffixLength))
         }
     }
 
