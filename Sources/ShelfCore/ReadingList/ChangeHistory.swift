@@ -54,6 +54,18 @@ public struct ChangeHistory: Sendable {
     /// than `capacity` changes or `byteLimit` bytes are kept.
     public mutating func append(_ change: consuming RevisionedChange) {
         let bytes = Self.estimatedBytes(of: change)
+        // A full ring (the usual state of a busy list's history): the new change takes the oldest one's slot in
+        // one store, rather than the slot being emptied and filled.
+        if count == capacity, count == slots.count, count > 0, bytes <= byteLimit {
+            keptBytes += bytes - slots[head].bytes
+            base = slots[head].change.revision
+            slots[head] = Kept(change: change, bytes: bytes)
+            head += 1
+            if head == slots.count { head = 0 }
+            // The new change, now the newest, fits on its own: only older ones can need to go.
+            while keptBytes > byteLimit { dropOldest() }
+            return
+        }
         keptBytes += bytes
         // The oldest go first; the new change itself only once every older one is gone.
         while count > 0, count >= capacity || keptBytes > byteLimit { dropOldest() }
