@@ -17,10 +17,11 @@ extension Session {
     nonisolated static func appendResponse(id: RequestID, mutation outcome: Result<MutationResult, ReadingListError>, to bytes: inout [UInt8]) {
         switch outcome {
         case .success(let result):
-            let method: MethodResult =
-                if let item = result.item { .item(revision: result.revision, item: item) }
-                else { .removed(revision: result.revision, id: result.id) }
-            method.appendResponse(id: id, to: &bytes)
+            if let item = result.item {
+                MethodResult.appendItemResponse(id: id, revision: result.revision, item: item, to: &bytes)
+            } else {
+                MethodResult.removed(revision: result.revision, id: result.id).appendResponse(id: id, to: &bytes)
+            }
         case .failure(let error):
             JSONWriter.append(RPCResponse(id: id, outcome: .failure(RPCError(error))).json, to: &bytes)
         }

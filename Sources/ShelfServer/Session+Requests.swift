@@ -42,7 +42,7 @@ extension Session {
             appendReady(.raw(bytes))
         case .batch(let requests):
             await answerBatch(requests)
-        case .request(let request):
+        case .request(let request), .mutation(let request):
             let run = mutationRun(incoming, from: index)
             if run > 1 {
                 await submitRun(incoming[index..<index + run])
@@ -80,7 +80,7 @@ extension Session {
         var ids: [RequestID?] = []
         requests.reserveCapacity(run.count)
         ids.reserveCapacity(run.count)
-        for case .request(let request) in run {
+        for case .mutation(let request) in run {
             guard let mutation = request.plainMutation else { continue }
             requests.append(mutation)
             ids.append(request.id)
@@ -126,7 +126,7 @@ extension Session {
             // One alone: no arrays.
             var entry = Incoming.tooLong(0)
             swap(&entry, &incoming[index])
-            guard case .request(let request) = consume entry, let mutation = request.plainMutation,
+            guard case .mutation(let request) = consume entry, let mutation = request.plainMutation,
                   let submission = onListNow(mutation, { list, request in
                       list.submit(request.mutation, expect: request.expect, expectItem: request.expectItem)
                   })
@@ -144,7 +144,7 @@ extension Session {
             // Moved out, not copied: the entry is not read again.
             var entry = Incoming.tooLong(0)
             swap(&entry, &incoming[position])
-            guard case .request(let request) = consume entry, let mutation = request.plainMutation else { continue }
+            guard case .mutation(let request) = consume entry, let mutation = request.plainMutation else { continue }
             requests.append(mutation)
             ids.append(request.id)
         }

@@ -350,7 +350,12 @@ import ShelfWire
                 }
             }
             // Decoded once, here; lines already read are still answered after `stop()` unless the session closes.
-            for event in events { incoming.append(Incoming(event)) }
+            // Each event moved out, not copied: a copy retains the read's array, twice per line.
+            for position in events.indices {
+                var event = LineFramer.Event.tooLong(limit: 0)
+                swap(&event, &events[position])
+                incoming.append(Incoming(event))
+            }
             events.removeAll(keepingCapacity: true)
             var index = 0
             while index < incoming.count, canServe {
@@ -379,23 +384,32 @@ import ShelfWire
 
     /// One framed event, decoded.
     enum Incoming {
+        /// A single request that is not a `mutation`.
         case request(Request)
+        /// A single, plain mutation with a small id: it may go to the list with its neighbours (`submitRun`); a
+        /// large id counts against the reply budget, which only the one-at-a-time path holds. Told apart when the
+        /// line is decoded, so finding a run reads no payload (a copy of the request each time).
+        case mutation(Request)
         case batch([Request])
         case tooLong(Int)
         case telnetReply([UInt8])
 
-        /// A single, plain mutation with a small id: it may go to the list with its neighbours (`submitRun`); a
-        /// large id counts against the reply budget, which only the one-at-a-time path holds.
         var isGroupableMutation: Bool {
-            guard case .request(let request) = self, case .success(.mutate) = request.call else { return false }
-            return Session.heldIDBytes(request.id) == 0
+            if case .mutation = self { return true }
+            return false
         }
 
-        init(_ event: LineFramer.Event) {
-            switch event {
+        init(_ event: consuming LineFramer.Event) {
+            switch consume event {
             case .line(let bytes):
                 switch IncomingMessage.decodeCall(line: bytes) {
-                case .single(let element): self = .request(Request(element))
+                case .single(let element):
+                    let request = Request(element)
+                    if case .success(.mutate) = request.call, Session.heldIDBytes(request.id) == 0 {
+                        self = .mutation(request)
+                    } else {
+                        self = .request(request)
+                    }
                 case .batch(let elements): self = .batch(elements.map(Request.init))
                 }
             case .tooLong(let limit): self = .tooLong(limit)

@@ -9,19 +9,13 @@ extension MethodResult {
     ///   - id: the request's id.
     ///   - bytes: the buffer to append to (no LF is added).
     public func appendResponse(id: RequestID, to bytes: inout [UInt8]) {
-        if case .item(let revision, let item) = self, Self.appendItemResponse(id: id, revision: revision, item: item, to: &bytes) {
-            return
+        if case .item(let revision, let item) = self {
+            return Self.appendItemResponse(id: id, revision: revision, item: item, to: &bytes)
         }
         JSONWriter.appendRaw(#"{"jsonrpc":"2.0","id":"#, to: &bytes)
         JSONWriter.append(id.json, to: &bytes)
         JSONWriter.appendRaw(#","result":"#, to: &bytes)
         switch self {
-        case .item(let revision, let item):
-            JSONWriter.appendRaw(#"{"revision":"#, to: &bytes)
-            JSONWriter.appendInteger(revision, to: &bytes)
-            JSONWriter.appendRaw(#","item":"#, to: &bytes)
-            item.appendJSON(to: &bytes)
-            bytes.append(UInt8(ascii: "}"))
         case .removed(let revision, let id):
             JSONWriter.appendRaw(#"{"revision":"#, to: &bytes)
             JSONWriter.appendInteger(revision, to: &bytes)
@@ -34,10 +28,23 @@ extension MethodResult {
         bytes.append(UInt8(ascii: "}"))
     }
 
+    /// `MethodResult.item(revision:item:).appendResponse(id:to:)`, without making the `MethodResult` (a copy of the
+    /// item): the reply every mutation sends.
+    public static func appendItemResponse(id: RequestID, revision: Revision, item: Item, to bytes: inout [UInt8]) {
+        if appendNumberedItemResponse(id: id, revision: revision, item: item, to: &bytes) { return }
+        JSONWriter.appendRaw(#"{"jsonrpc":"2.0","id":"#, to: &bytes)
+        JSONWriter.append(id.json, to: &bytes)
+        JSONWriter.appendRaw(#","result":{"revision":"#, to: &bytes)
+        JSONWriter.appendInteger(revision, to: &bytes)
+        JSONWriter.appendRaw(#","item":"#, to: &bytes)
+        item.appendJSON(to: &bytes)
+        JSONWriter.appendRaw("}}", to: &bytes)
+    }
+
     /// `appendResponse` for an item reply to a request whose id is a number of at most 40 characters (what clients
     /// send): the part before the item is written into a stack buffer and appended in one copy, instead of a piece
     /// at a time. False, with nothing appended, for any other id.
-    private static func appendItemResponse(id: RequestID, revision: Revision, item: Item, to bytes: inout [UInt8]) -> Bool {
+    private static func appendNumberedItemResponse(id: RequestID, revision: Revision, item: Item, to bytes: inout [UInt8]) -> Bool {
         guard case .number(let number) = id else { return false }
         var text = number.text
         let written = text.withUTF8 { idText -> Bool in
