@@ -11,6 +11,11 @@ extension Session {
         /// The method asked for, when the request named one (for the check before `auth`).
         let method: String?
 
+        /// A request already decoded (`Incoming.mutation` going the one-at-a-time way).
+        init(id: RequestID?, call: Result<MethodCall, RPCError>, method: String?) {
+            (self.id, self.call, self.method) = (id, call, method)
+        }
+
         init(_ element: IncomingMessage.IncomingRequest) {
             switch element {
             case .invalid(let error, let id): (self.id, call, method) = (id, .failure(error), nil)
@@ -42,22 +47,30 @@ extension Session {
             appendReady(.raw(bytes))
         case .batch(let requests):
             await answerBatch(requests)
-        case .request(let request), .mutation(let request):
+        case .mutation(let mutation, let id, let method):
             let run = mutationRun(incoming, from: index)
             if run > 1 {
                 await submitRun(incoming[index..<index + run])
                 return run
             }
-            await waitForRoom()
-            guard canServe else { return 1 }
-            let slot = replies.append(reserving: Self.heldIDBytes(request.id))
-            let carried = await carryOut(request, slot: slot)
-            if carried.overCeiling {
-                fill(slot, with: .nothing)
-                refuseForMemory()
-            }
+            let call = MethodCall.mutate(mutation.mutation, expect: mutation.expect, expectItem: mutation.expectItem)
+            await carryOutAlone(Request(id: id, call: .success(call), method: method))
+        case .request(let request):
+            await carryOutAlone(request)
         }
         return 1
+    }
+
+    /// Carries out one request with its own slot, once the window and the budget have room.
+    private func carryOutAlone(_ request: Request) async {
+        await waitForRoom()
+        guard canServe else { return }
+        let slot = replies.append(reserving: Self.heldIDBytes(request.id))
+        let carried = await carryOut(request, slot: slot)
+        if carried.overCeiling {
+            fill(slot, with: .nothing)
+            refuseForMemory()
+        }
     }
 
     /// The longest run (at most 64, and at most the request window) of single, plain mutations at the front of
@@ -80,10 +93,9 @@ extension Session {
         var ids: [RequestID?] = []
         requests.reserveCapacity(run.count)
         ids.reserveCapacity(run.count)
-        for case .mutation(let request) in run {
-            guard let mutation = request.plainMutation else { continue }
+        for case .mutation(let mutation, let id, _) in run {
             requests.append(mutation)
-            ids.append(request.id)
+            ids.append(id)
         }
         let first = replies.append()
         for _ in 1..<requests.count { _ = replies.append() }
@@ -126,13 +138,13 @@ extension Session {
             // One alone: no arrays.
             var entry = Incoming.tooLong(0)
             swap(&entry, &incoming[index])
-            guard case .mutation(let request) = consume entry, let mutation = request.plainMutation,
+            guard case .mutation(let mutation, let id, _) = consume entry,
                   let submission = onListNow(mutation, { list, request in
                       list.submit(request.mutation, expect: request.expect, expectItem: request.expectItem)
                   })
             else { return 1 }
-            if !take(CollectionOfOne(submission), ids: CollectionOfOne(request.id)) {
-                take(submission, id: request.id, slot: replies.append())
+            if !take(CollectionOfOne(submission), ids: CollectionOfOne(id)) {
+                take(submission, id: id, slot: replies.append())
             }
             return 1
         }
@@ -144,9 +156,9 @@ extension Session {
             // Moved out, not copied: the entry is not read again.
             var entry = Incoming.tooLong(0)
             swap(&entry, &incoming[position])
-            guard case .mutation(let request) = consume entry, let mutation = request.plainMutation else { continue }
+            guard case .mutation(let mutation, let id, _) = consume entry else { continue }
             requests.append(mutation)
-            ids.append(request.id)
+            ids.append(id)
         }
         // In place: the list was found on this loop above.
         let submissions = onListNow(requests, { list, requests in list.submitAll(requests) }) ?? []

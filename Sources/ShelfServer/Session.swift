@@ -387,9 +387,10 @@ import ShelfWire
         /// A single request that is not a `mutation`.
         case request(Request)
         /// A single, plain mutation with a small id: it may go to the list with its neighbours (`submitRun`); a
-        /// large id counts against the reply budget, which only the one-at-a-time path holds. Told apart when the
-        /// line is decoded, so finding a run reads no payload (a copy of the request each time).
-        case mutation(Request)
+        /// large id counts against the reply budget, which only the one-at-a-time path holds. Told apart, and made
+        /// the list's request, when the line is decoded: finding a run reads no payload, and the mutation is not
+        /// copied again on its way to the list.
+        case mutation(ReadingList.Request, id: RequestID?, method: String?)
         case batch([Request])
         case tooLong(Int)
         case telnetReply([UInt8])
@@ -405,8 +406,8 @@ import ShelfWire
                 switch IncomingMessage.decodeCall(line: bytes) {
                 case .single(let element):
                     let request = Request(element)
-                    if case .success(.mutate) = request.call, Session.heldIDBytes(request.id) == 0 {
-                        self = .mutation(request)
+                    if Session.heldIDBytes(request.id) == 0, let mutation = request.plainMutation {
+                        self = .mutation(mutation, id: request.id, method: request.method)
                     } else {
                         self = .request(request)
                     }
