@@ -47,14 +47,14 @@ extension Session {
             appendReady(.raw(bytes))
         case .batch(let requests):
             await answerBatch(requests)
-        case .mutation(let mutation, let id, let method):
+        case .mutation(let mutation, let id):
             let run = mutationRun(incoming, from: index)
             if run > 1 {
                 await submitRun(incoming[index..<index + run])
                 return run
             }
             let call = MethodCall.mutate(mutation.mutation, expect: mutation.expect, expectItem: mutation.expectItem)
-            await carryOutAlone(Request(id: id, call: .success(call), method: method))
+            await carryOutAlone(Request(id: id, call: .success(call), method: call.methodName))
         case .request(let request):
             await carryOutAlone(request)
         }
@@ -93,7 +93,7 @@ extension Session {
         var ids: [RequestID?] = []
         requests.reserveCapacity(run.count)
         ids.reserveCapacity(run.count)
-        for case .mutation(let mutation, let id, _) in run {
+        for case .mutation(let mutation, let id) in run {
             requests.append(mutation)
             ids.append(id)
         }
@@ -138,7 +138,7 @@ extension Session {
             // One alone: no arrays.
             var entry = Incoming.tooLong(0)
             swap(&entry, &incoming[index])
-            guard case .mutation(let mutation, let id, _) = consume entry,
+            guard case .mutation(let mutation, let id) = consume entry,
                   let submission = onListNow(mutation, { list, request in
                       list.submit(request.mutation, expect: request.expect, expectItem: request.expectItem)
                   })
@@ -156,7 +156,7 @@ extension Session {
             // Moved out, not copied: the entry is not read again.
             var entry = Incoming.tooLong(0)
             swap(&entry, &incoming[position])
-            guard case .mutation(let mutation, let id, _) = consume entry else { continue }
+            guard case .mutation(let mutation, let id) = consume entry else { continue }
             requests.append(mutation)
             ids.append(id)
         }

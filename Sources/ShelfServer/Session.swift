@@ -390,10 +390,23 @@ import ShelfWire
         /// large id counts against the reply budget, which only the one-at-a-time path holds. Told apart, and made
         /// the list's request, when the line is decoded: finding a run reads no payload, and the mutation is not
         /// copied again on its way to the list.
-        case mutation(ReadingList.Request, id: RequestID?, method: String?)
+        case mutation(ReadingList.Request, id: RequestID?)
         case batch([Request])
         case tooLong(Int)
         case telnetReply([UInt8])
+
+        /// `.mutation` for a plain mutation with a small id, taken straight from the fast path's call; else
+        /// `.request`.
+        private static func single(_ element: consuming IncomingMessage.IncomingRequest) -> Incoming {
+            switch consume element {
+            case .call(let id, .mutate(let mutation, let expect, let expectItem)) where Session.heldIDBytes(id) == 0:
+                return .mutation(ReadingList.Request(mutation, expect: expect, expectItem: expectItem), id: id)
+            case let other:
+                let request = Request(other)
+                guard Session.heldIDBytes(request.id) == 0, let mutation = request.plainMutation else { return .request(request) }
+                return .mutation(mutation, id: request.id)
+            }
+        }
 
         var isGroupableMutation: Bool {
             if case .mutation = self { return true }
@@ -404,13 +417,7 @@ import ShelfWire
             switch consume event {
             case .line(let bytes):
                 switch IncomingMessage.decodeCall(line: bytes) {
-                case .single(let element):
-                    let request = Request(element)
-                    if Session.heldIDBytes(request.id) == 0, let mutation = request.plainMutation {
-                        self = .mutation(mutation, id: request.id, method: request.method)
-                    } else {
-                        self = .request(request)
-                    }
+                case .single(let element): self = Self.single(element)
                 case .batch(let elements): self = .batch(elements.map(Request.init))
                 }
             case .tooLong(let limit): self = .tooLong(limit)

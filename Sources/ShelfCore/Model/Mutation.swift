@@ -16,6 +16,12 @@ public enum Mutation: Sendable, Equatable {
     /// validated).
     indirect case update(id: UUID, ItemEdit)
 
+    /// Whether it is an `add`.
+    public var isAdd: Bool {
+        if case .add = self { return true }
+        return false
+    }
+
     /// The item the mutation changes; `nil` for `add`.
     public var targetID: UUID? {
         switch self {

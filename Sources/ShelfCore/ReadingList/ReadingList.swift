@@ -278,10 +278,13 @@ public actor ReadingList {
         // A loop, not `map`: a closure formed on the actor is entered through a run-time isolation check.
         var submissions: [Submission] = []
         submissions.reserveCapacity(requests.count)
+        // By index, not `for request in requests`: that copies each request (its mutation's text retained).
         var adds = 0
-        for request in requests { if case .add = request.mutation { adds += 1 } }
+        for index in requests.indices where requests[index].mutation.isAdd { adds += 1 }
         if adds > 1 { drawIDsAhead(adds) }
-        for request in requests { submissions.append(submit(request.mutation, expect: request.expect, expectItem: request.expectItem)) }
+        for index in requests.indices {
+            submissions.append(submit(requests[index].mutation, expect: requests[index].expect, expectItem: requests[index].expectItem))
+        }
         return submissions
     }
 
