@@ -24,11 +24,19 @@ enum LineChecksum {
         bytes.removeLast()
         let crc = bytes.withUnsafeBufferPointer { CRC32C.checksum(UnsafeBufferPointer(rebasing: $0[start...])) }
         // The suffix is made whole, then appended at once: one capacity check, not eighteen. Written byte by byte
-        // and the digits computed, with no table: the static arrays' lazy initialisation checks and bounds checks
-        // were most of the cost.
+        // and the digits computed, with no table: a static array's lazy initialisation and bounds checks were most
+        // of the cost.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: suffixLength) { suffix in
             guard let out = suffix.baseAddress else { return }
-            for (i, byte) in #","crc":""#.utf8.enumerated() { out[i] = byte }
+            // `,"crc":"`, a byte at a time (iterating a string's bytes costs more than the checksum).
+            out[0] = UInt8(ascii: ",")
+            out[1] = UInt8(ascii: "\"")
+            out[2] = UInt8(ascii: "c")
+            out[3] = UInt8(ascii: "r")
+            out[4] = UInt8(ascii: "c")
+            out[5] = UInt8(ascii: "\"")
+            out[6] = UInt8(ascii: ":")
+            out[7] = UInt8(ascii: "\"")
             for digit in 0..<8 {
                 let nibble = UInt8(truncatingIfNeeded: crc >> UInt32(28 - 4 * digit)) & 0xF
                 out[8 + digit] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
