@@ -214,15 +214,19 @@ final class JournalFile {
     private static func classify(
         _ bytes: ArraySlice<UInt8>, line: Int, requireChecksum: Bool, path: String
     ) throws(StorageError) -> Line {
+        let plain: RevisionedChange?
         switch LineChecksum.check(bytes) {
         case .mismatch:
             return .invalid(reason: checksumFails, revision: namedRevision(bytes))
         case .absent where requireChecksum:
             return .invalid(reason: "it has no checksum", revision: namedRevision(bytes))
-        case .absent, .valid:
-            break
+        case .absent:
+            plain = PlainRecord.decode(bytes, sealed: false)
+        case .valid(let body):
+            plain = PlainRecord.decode(body, sealed: true)
         }
-        guard let value = try? JSONParser.parse(bytes), let record = RevisionedChange(json: value) else {
+        // The usual record in its writer's layout is read straight from its bytes; any other the general way.
+        guard let record = plain ?? (try? JSONParser.parse(bytes)).flatMap(RevisionedChange.init(json:)) else {
             return .invalid(reason: "it is not a valid record", revision: namedRevision(bytes))
         }
         switch record.change {
