@@ -27,11 +27,14 @@ struct ReplyQueue {
             }
         }
 
-        /// The bytes it holds encoded (a mutation's are counted when it is written).
+        /// The bytes it holds against the budget until written: its encoding's; for a mutation's answer, encoded
+        /// only when written, the estimate of it (`Session.estimatedReplyBytes`), so that answers a peer does not
+        /// read stop the reader as encoded replies do.
         var heldBytes: Int {
             switch self {
             case .json(let bytes, _), .raw(let bytes): bytes.count
-            case .mutation, .nothing: 0
+            case .mutation(_, let outcome): Session.estimatedReplyBytes(outcome)
+            case .nothing: 0
             }
         }
     }
@@ -43,7 +46,8 @@ struct ReplyQueue {
         /// The request is being carried out, or its change is being saved; `reserved` bytes (a large id) count
         /// against the budget meanwhile.
         case awaiting(reserved: Int)
-        case filled(Reply)
+        /// Answered; `held` is its `heldBytes`, counted once.
+        case filled(Reply, held: Int)
         /// A batch (JSON-RPC 2.0 §6): one line with the responses of its elements, written once all are in.
         case batch(parts: [Reply?], missing: Int, sealed: Bool)
     }
@@ -71,8 +75,9 @@ struct ReplyQueue {
 
     /// Appends a slot already filled (an answer known when the line is read).
     mutating func append(_ reply: Reply) {
-        slots.append(.filled(reply))
-        heldBytes += reply.heldBytes
+        let held = reply.heldBytes
+        slots.append(.filled(reply, held: held))
+        heldBytes += held
     }
 
     /// Appends a batch's slot with `count` parts, filled with `fill(_:part:with:)` and complete once `seal` is
@@ -86,9 +91,10 @@ struct ReplyQueue {
     /// Fills an awaiting slot. Filling a slot twice, or one already written, does nothing.
     mutating func fill(_ slot: Slot, with reply: Reply) {
         guard let index = index(of: slot), case .awaiting(let reserved) = slots[index] else { return }
-        slots[index] = .filled(reply)
+        let held = reply.heldBytes
+        slots[index] = .filled(reply, held: held)
         awaitingCount -= 1
-        heldBytes += reply.heldBytes - reserved
+        heldBytes += held - reserved
     }
 
     /// Fills part `part` of a batch's slot.
@@ -162,8 +168,8 @@ struct ReplyQueue {
         head += 1
         let reply: Reply
         switch consume taken {
-        case .filled(let filled):
-            heldBytes -= filled.heldBytes
+        case .filled(let filled, let held):
+            heldBytes -= held
             reply = filled
         case .batch(let parts, _, _):
             let filled = parts.compactMap { $0 }

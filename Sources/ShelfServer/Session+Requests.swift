@@ -479,7 +479,8 @@ extension Session {
             // queue puts them ahead of any live change queued meanwhile.
             let lines = start.backlog.map { ($0.revision, ServerNotification.changed($0).line) }
             guard queueBacklog(lines) else {
-                feed.remove(connection.id)
+                // A failed watch leaves an earlier one in place (protocol/PROTOCOL.md §6).
+                if !start.wasWatching { feed.remove(connection.id) }
                 return (.failure(Self.backlogTooLarge(since: since ?? revision, maxBytes: configuration.maxOutboundBytes, current: revision)), revision, 0)
             }
             return (.success(MethodResult.revision(revision).json), revision, lines.reduce(0) { $0 + $1.1.count })
@@ -497,6 +498,8 @@ extension Session {
         let backlog: [RevisionedChange]
         let revision: Revision
         var refusal: RPCError?
+        /// Whether the connection was watching already (a re-watch): refusing the backlog then keeps that watch.
+        var wasWatching = false
     }
 
     /// Registers the watch, or refuses it: a backlog that starts below what this connection was already sent would
@@ -511,6 +514,7 @@ extension Session {
         } else if Self.estimatedBytes(start.backlog, stoppingAbove: room) > room {
             start.refusal = Self.backlogTooLarge(since: start.since ?? start.revision, maxBytes: configuration.maxOutboundBytes, current: start.revision)
         } else {
+            start.wasWatching = feed.isWatching(connection.id)
             feed.add(self)
         }
         watchStart = start

@@ -1,3 +1,4 @@
+import Foundation
 import ShelfCore
 import ShelfJSON
 @testable import ShelfServer
@@ -151,6 +152,73 @@ import Testing
                 clock.advance(by: .milliseconds(200))
             }
             #expect(recorder.count(containing: "write timed out") == 0, "closed after \(read) replies read")
+        }
+    }
+
+    /// A change's answer, encoded only when it is written, held no budgeted bytes until then, and its slot left the
+    /// request window once the list answered: a peer that pipelined changes to a store that saves later (the file
+    /// store) and read nothing had every request read (263 MB of replies held for 200,000 renames of 1 KB titles).
+    @Test("a peer that pipelines renames to the file store and reads nothing is read only as far as its reply budget")
+    func unreadChangeRepliesStopTheReader() async throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "shelf-unread-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = FileListStore(path: directory.appending(path: "reading-list.json").path)
+        var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
+        configuration.maxOutboundBytes = 1 << 20
+        try await withTestServer(store: store, configuration: configuration, seconds: 120) { server in
+            let setup = try await server.connect()
+            defer { setup.close() }
+            let added = try await setup.call(#"{"id":0,"method":"add","params":{"title":"first"}}"#)
+            let id = try #require(added.member("result", "item", "id")?.stringValue)
+            let peer = try await server.connect()
+            defer { peer.close() }
+            try peer.connection.shrinkReceiveBuffer()
+            let padding = String(repeating: "p", count: 900)
+            let requests = 20_000
+            var bytes: [UInt8] = []
+            for n in 1...requests {
+                bytes += Array((#"{"id":\#(n),"method":"rename","params":{"id":"\#(id)","title":"\#(n) \#(padding)"}}"# + "\n").utf8)
+            }
+            let bytesToSend = bytes
+            // Never completes once the server stops reading; ended by closing the connection.
+            let sending = Task { try? await peer.connection.write(bytesToSend) }
+            defer { sending.cancel() }
+            // The revision moves while the server reads; once it has held still for a second, the reader is parked.
+            var revision = -1
+            var still = 0
+            while still < 10 {
+                let now = try #require(try await setup.call(#"{"id":1,"method":"list","params":{"limit":1}}"#).integer("result", "revision"))
+                if now == revision { still += 1 } else { still = 0 }
+                revision = now
+                _ = try await result(within: .milliseconds(100)) { await sending.value }
+            }
+            // 1 MiB of answers held, and what the socket buffers hold of 1 KB replies; all 20,000 without the bound.
+            #expect(revision < requests / 2, "the server read \(revision) of \(requests) renames from a peer that reads nothing")
+        }
+    }
+
+    /// A re-watch whose backlog the memory ceiling refused removed the connection from the feed, ending the watch it
+    /// already had (PROTOCOL.md §6: a failed `watch` leaves an earlier watch in place).
+    @Test("a re-watch refused by the memory ceiling keeps the connection's earlier watch")
+    func refusedRewatchKeepsTheWatch() async throws {
+        var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
+        configuration.maxMemoryBytes = 1 << 20
+        try await withTestServer(configuration: configuration) { server in
+            let writer = try await server.connect()
+            defer { writer.close() }
+            let note = String(repeating: "n", count: 10_000)
+            for n in 1...150 {
+                _ = try await writer.call(#"{"id":\#(n),"method":"add","params":{"title":"t\#(n)","note":"\#(note)"}}"#)
+            }
+            let watcher = try await server.connect()
+            defer { watcher.close() }
+            #expect(try await watcher.call(#"{"id":"w1","method":"watch"}"#).member("result", "revision") == 150)
+            // 150 changes of 10 KB: 1.5 MB of backlog, past the 1 MiB ceiling.
+            let refused = try await watcher.call(#"{"id":"w2","method":"watch","params":{"since":0}}"#)
+            #expect(refused.member("error", "code") == 6)
+            #expect(try await writer.call(#"{"id":"last","method":"add","params":{"title":"after"}}"#).member("result", "revision") == 151)
+            let next = try await watcher.readJSON()
+            #expect(next.member("method") == "changed" && next.member("params", "revision") == 151)
         }
     }
 }
