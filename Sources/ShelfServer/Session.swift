@@ -53,6 +53,9 @@ import ShelfWire
     private var budget: OutboundBudget
     /// Bytes handed to the socket that it has not taken yet: written first, when it can take more.
     private var unsent: ArraySlice<UInt8> = []
+    /// The bytes of the buffer `unsent` is a slice of: held whole until its last byte is written, so counted whole
+    /// (a 3 MB `list` reply the socket took 2.7 MB of still holds 3 MB).
+    private var unsentBufferBytes = 0
     private var flushScheduled = false
     /// Mutations whose change is being saved, in submission order (the list answers them in that order), and where
     /// their answers go.
@@ -446,7 +449,7 @@ import ShelfWire
     /// Whether `slots` more requests fit in the window and the replies held fit in the budget now.
     func hasRoom(slots: Int) -> Bool {
         (replies.awaitingCount == 0 || replies.awaitingCount + slots <= configuration.maxPendingRequests)
-            && budget.admitsRequest(holding: replies.heldBytes + unsent.count)
+            && budget.admitsRequest(holding: replies.heldBytes + unsentBufferBytes)
     }
 
     /// Whether requests read are still carried out: not once the session discards them, is cut off or failed.
@@ -588,6 +591,7 @@ import ShelfWire
                 gather(into: &out)
                 if out.isEmpty { break }
                 unsent = out[...]
+                unsentBufferBytes = out.count
             }
             let sent: Int
             do {
@@ -597,6 +601,7 @@ import ShelfWire
                 return
             }
             unsent = sent == unsent.count ? [] : unsent.dropFirst(sent)
+            if unsent.isEmpty { unsentBufferBytes = 0 }
             if sent > 0 { progressed = true }
             if !unsent.isEmpty {
                 // The deadline is for a peer that reads nothing: one that takes some gets it again.
@@ -669,6 +674,7 @@ import ShelfWire
         default: phase = .failed(ending: ending)
         }
         unsent = []
+        unsentBufferBytes = 0
         connection.close()
         stop()
         settleBudget()
@@ -676,7 +682,7 @@ import ShelfWire
     }
 
     private func settleBudget() {
-        let delta = budget.update(replies: replies.heldBytes, unsent: unsent.count, notifications: notifications.bytes)
+        let delta = budget.update(replies: replies.heldBytes, unsent: unsentBufferBytes, notifications: notifications.bytes)
         guard let memory, delta != 0 else { return }
         if delta > 0 { memory.force(delta) } else { memory.refund(-delta) }
     }
