@@ -1,5 +1,4 @@
 import ShelfSockets
-import Synchronization
 
 /// The clock a server's deadlines run on: the idle timeout, the write deadline, the authentication deadline, the
 /// linger after the last reply and the guess slowdown. `LoopClock` in `shelfd`; tests drive one of their own, so
@@ -35,43 +34,5 @@ extension ServerClock {
     /// `schedule(at:_:)` `delay` from now.
     func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any ServerTimer {
         schedule(at: now + delay, action)
-    }
-
-    /// Suspends the calling task until `deadline`.
-    /// - Throws: `CancellationError` as soon as the task is cancelled.
-    func sleep(until deadline: ContinuousClock.Instant, isolation: isolated (any Actor)? = #isolation) async throws(CancellationError) {
-        let wake = Wake()
-        let timer = schedule(at: deadline) { wake.finish(fired: true) }
-        let fired = await withTaskCancellationHandler(
-            operation: { await withCheckedContinuation(isolation: isolation) { wake.wait($0) } },
-            onCancel: {
-                timer.cancel()
-                wake.finish(fired: false)
-            },
-            isolation: isolation)
-        if !fired { throw CancellationError() }
-    }
-}
-
-/// Where a sleeping task and its timer (or its cancellation) meet: whichever comes first decides.
-private final class Wake: Sendable {
-    private let state = Mutex<(fired: Bool?, waiter: CheckedContinuation<Bool, Never>?)>((nil, nil))
-
-    func wait(_ continuation: CheckedContinuation<Bool, Never>) {
-        let fired = state.withLock { state -> Bool? in
-            if state.fired == nil { state.waiter = continuation }
-            return state.fired
-        }
-        if let fired { continuation.resume(returning: fired) }
-    }
-
-    func finish(fired: Bool) {
-        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-            guard state.fired == nil else { return nil }
-            state.fired = fired
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: fired)
     }
 }

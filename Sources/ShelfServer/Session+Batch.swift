@@ -47,7 +47,8 @@ extension Session {
             madeChanges = true
             // A mutation's reply is made later but counts now: it repeats the item, whose title may be 32 KiB.
             if request.id != nil {
-                // A watcher gets a `changed` line for each of its own changes too, queued behind this batch's line.
+                // A watcher gets a `changed` line for each of its own changes too, written before this batch's line
+                // (which carries the highest revision of its parts, protocol/PROTOCOL.md §6).
                 let perChange = feed.isWatching(connection.id) ? 2 : 1
                 let estimate = Self.estimatedReplyBytes(await list.decidedOutcome(of: submission))
                 encodedBytes += estimate * perChange + Self.heldIDBytes(request.id)

@@ -387,7 +387,7 @@ import ShelfWire
 
     /// One framed event, decoded.
     enum Incoming {
-        /// A single request that is not a `mutation`.
+        /// A single request that is not a `mutation`: any other method, or a mutation with an id of 1 KiB or more.
         case request(Request)
         /// A single, plain mutation with a small id: it may go to the list with its neighbours (`submitRun`); a
         /// large id counts against the reply budget, which only the one-at-a-time path holds. Told apart, and made
@@ -438,8 +438,8 @@ import ShelfWire
     /// The most requests a session carries out before letting the event loop serve other connections.
     nonisolated static let requestsPerTurn = 256
 
-    /// Waits until `slots` more requests fit in the window (`--max-pending`, shared/design.md invariant 8) and the
-    /// replies held fit in the budget (`OutboundBudget.admitsRequest`), or the reader must stop.
+    /// Waits until `slots` more requests fit in the window (`ServerConfiguration.maxPendingRequests`, shared/design.md
+    /// invariant 8) and the replies held fit in the budget (`OutboundBudget.admitsRequest`), or the reader must stop.
     func waitForRoom(slots: Int = 1) async {
         while canServe, !hasRoom(slots: slots) {
             await withCheckedContinuation { roomWaiter = $0 }
@@ -653,7 +653,8 @@ import ShelfWire
     private var readerEnded = false
     private var lastLineSent = false
 
-    /// Waits for the socket to take more, with the write deadline running (`--write-timeout`, PROTOCOL.md §10).
+    /// Waits for the socket to take more, with the write deadline running (`ServerConfiguration.writeTimeout`, 60 s;
+    /// PROTOCOL.md §10).
     private func awaitWritable() {
         if writeDeadline == nil {
             let limit = configuration.writeTimeout

@@ -99,35 +99,6 @@ struct TCPConnectionTests {
         }
     }
 
-    @Test func cancellingAReadUnderTheCoveringHandlerResumesIt() async throws {
-        let pair = try await LoopbackPair.make()
-        defer { pair.close() }
-        let chunksRead = Mutex(0)
-        let reading = Task {
-            await pair.client.coveringReadCancellation {
-                var read: [[UInt8]] = []
-                do {
-                    while true {
-                        read.append(try await pair.client.read())
-                        chunksRead.withLock { $0 += 1 }
-                    }
-                } catch {
-                    return (read, error is CancellationError)
-                }
-            }
-        }
-        try await withDeadline {
-            try await waitUntil { pair.client.registration.readable.hasWaiter }
-            try await pair.server.write([5])
-            // Parked again after reading the byte: the waiter seen must not be the first one, still parked.
-            try await waitUntil { chunksRead.withLock { $0 } == 1 && pair.client.registration.readable.hasWaiter }
-        }
-        reading.cancel()
-        let (read, cancelled) = try await withDeadline { await reading.value }
-        #expect(read == [[5]])
-        #expect(cancelled)
-    }
-
     @Test func aReadAndAWriteCanBePendingAtTheSameTime() async throws {
         let pair = try await LoopbackPair.make()
         defer { pair.close() }

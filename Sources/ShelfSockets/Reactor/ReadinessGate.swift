@@ -18,8 +18,6 @@ final class ReadinessGate: Sendable {
     private struct Waiter {
         let token: UInt64
         let continuation: UnsafeContinuation<Void, any Error>
-        /// Parked by the task of a `coveringCancellation` scope, whose handler (not one of its own) wakes it.
-        let covered: Bool
     }
 
     private struct State {
@@ -29,15 +27,6 @@ final class ReadinessGate: Sendable {
         /// A parked callback (`whenReady(_:)`), called instead of resuming a task.
         var callback: (@Sendable () -> Void)?
         var lastToken: UInt64 = 0
-        /// The task whose waits one cancellation handler of its own covers (`coveringCancellation(_:)`). Kept
-        /// only to compare identities while that task runs its scope, so it cannot be another, later task.
-        var coveringTask: TaskIdentity?
-    }
-
-    /// A task, for comparing identities only. `@unchecked Sendable`: an `UnsafeCurrentTask` must not be used from
-    /// another task, and this one never is; it is only compared, while the task it names is still running.
-    private struct TaskIdentity: Equatable, @unchecked Sendable {
-        let task: UnsafeCurrentTask
     }
 
     private let state = Mutex(State())
@@ -52,41 +41,20 @@ final class ReadinessGate: Sendable {
     /// - Throws: `SocketError.closed` if the gate is or becomes closed; `CancellationError` if the task is
     ///   cancelled while parked (a readiness already recorded wins over cancellation).
     nonisolated(nonsending) func wait() async throws {
-        let (token, covered) = state.withLock { state in
+        let token = state.withLock { state in
             state.lastToken &+= 1
-            let covered = state.coveringTask != nil && withUnsafeCurrentTask { $0.map(TaskIdentity.init) == state.coveringTask }
-            return (state.lastToken, covered)
+            return state.lastToken
         }
-        if covered { return try await park(token, covered: true) }
         try await withTaskCancellationHandler {
-            try await park(token, covered: false)
+            try await park(token)
         } onCancel: {
-            cancelWaiter { $0.token == token }
-        }
-    }
-
-    /// Runs `body` under one cancellation handler that wakes the calling task's parked wait on this gate, so that
-    /// task's waits in `body` register none of their own: `withTaskCancellationHandler` costs a wait two hops to the
-    /// generic executor (each a look-up of the task's executor preference) and a status record added and removed,
-    /// on the path of every request a session reads. Waits of any other task (a child task's, say) keep their own
-    /// handler, so cancelling that task still wakes them.
-    /// - Parameter body: what runs under the handler, on the caller's executor.
-    /// - Returns: what `body` returns.
-    /// - Important: not reentrant, and one scope per gate at a time (a connection's reader).
-    nonisolated(nonsending) func coveringCancellation<T>(_ body: nonisolated(nonsending) () async -> T) async -> T {
-        let identity = withUnsafeCurrentTask { $0.map(TaskIdentity.init) }
-        state.withLock { $0.coveringTask = identity }
-        defer { state.withLock { $0.coveringTask = nil } }
-        return await withTaskCancellationHandler {
-            await body()
-        } onCancel: {
-            cancelWaiter { $0.covered }
+            cancelWaiter(token)
         }
     }
 
     /// Parks the caller until `signal()`, `close()` or a cancellation handler resumes it; returns at once when
     /// readiness is already recorded.
-    private nonisolated(nonsending) func park(_ token: UInt64, covered: Bool) async throws {
+    private nonisolated(nonsending) func park(_ token: UInt64) async throws {
         try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
             let immediate: Result<Void, any Error>? = state.withLock { state in
                 if state.closed { return .failure(SocketError.closed) }
@@ -98,17 +66,17 @@ final class ReadinessGate: Sendable {
                 // made `isCancelled` true; one that runs later finds the parked waiter.
                 if Task.isCancelled { return .failure(CancellationError()) }
                 precondition(state.waiter == nil, "concurrent \(direction) on one socket is not supported")
-                state.waiter = Waiter(token: token, continuation: continuation, covered: covered)
+                state.waiter = Waiter(token: token, continuation: continuation)
                 return nil
             }
             if let immediate { continuation.resume(with: immediate) }
         }
     }
 
-    /// A cancellation handler: resumes the parked waiter with `CancellationError` when `matches` accepts it.
-    private func cancelWaiter(_ matches: (Waiter) -> Bool) {
+    /// A cancellation handler: resumes the parked waiter with `CancellationError` when it is the wait `token`.
+    private func cancelWaiter(_ token: UInt64) {
         let cancelled = state.withLock { state -> UnsafeContinuation<Void, any Error>? in
-            guard let waiter = state.waiter, matches(waiter) else { return nil }
+            guard let waiter = state.waiter, waiter.token == token else { return nil }
             state.waiter = nil
             return waiter.continuation
         }

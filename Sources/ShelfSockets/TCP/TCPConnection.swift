@@ -3,9 +3,10 @@ import Synchronization
 
 /// A connected, non-blocking TCP socket driven by a `Reactor`.
 ///
-/// - Important: thread-safe. At most one `read` and one `write` may be pending at the same time (typically a
-///   reader task and a writer task). Two concurrent reads, or two concurrent writes, on one connection are a
-///   programming error: if both have to suspend, the process stops with a precondition failure.
+/// - Important: thread-safe. Each direction has one waiter at a time: a task in `read` or `write`, or a callback
+///   left by `whenReadable` or `whenWritable` (a new one replaces the last). Two concurrent reads, or two
+///   concurrent writes, on one connection are a programming error: if both have to suspend, the process stops with
+///   a precondition failure.
 public final class TCPConnection: Sendable {
     /// Process-unique, monotonically increasing id; the reactor registration is keyed by it.
     public let id: UInt64
@@ -88,17 +89,6 @@ public final class TCPConnection: Sendable {
     public func whenReadable(_ action: @escaping @Sendable () -> Void) -> Bool {
         if registration.hungUp.load(ordering: .acquiring) { return false }
         return registration.readable.whenReady(action)
-    }
-
-    /// Runs `body`, in which every `read` of the calling task that waits is woken with `CancellationError` when the
-    /// task is cancelled, as outside it, but under this one cancellation handler instead of one registered per
-    /// wait: the connection's reader runs its whole loop in it, so a request costs no handler of its own. Reads of
-    /// other tasks meanwhile keep their own handlers.
-    /// - Parameter body: what runs under the handler, on the caller's executor.
-    /// - Returns: what `body` returns.
-    /// - Important: not reentrant, and one scope per connection at a time.
-    public nonisolated(nonsending) func coveringReadCancellation<T>(_ body: nonisolated(nonsending) () async -> T) async -> T {
-        await registration.readable.coveringCancellation(body)
     }
 
     /// Writes all of `bytes`, suspending while the socket's send buffer is full. Uses `send` with `MSG_NOSIGNAL`,
