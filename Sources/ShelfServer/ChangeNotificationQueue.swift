@@ -49,11 +49,12 @@ struct ChangeNotificationQueue {
     }
 
     /// Queues a watch's backlog (in revision order) ahead of the live changes queued after it began. The caller
-    /// checks it against `backlogRoom` first, by a low estimate made before it is encoded.
-    /// - Returns: false, queuing nothing, when it does not fit in `maxBytes` with what is queued.
+    /// checks it against `backlogRoom` first, by a low estimate made before it is encoded; this checks it encoded.
+    /// - Returns: false, queuing nothing, when it does not fit in `backlogRoom` (protocol/PROTOCOL.md §6: half of
+    ///   `maxBytes` with what is queued).
     mutating func insertBacklog(_ backlog: [(revision: Revision, line: [UInt8])]) -> Bool {
         let size = backlog.reduce(0) { $0 + $1.line.count }
-        guard !overflowed, bytes + size <= maxBytes else { return false }
+        guard !overflowed, size <= backlogRoom else { return false }
         guard let first = backlog.first else { return true }
         var at = head
         while at < lines.count, lines[at].revision < first.revision { at += 1 }

@@ -145,5 +145,12 @@ struct ReplyQueueTests {
         #expect(Self.written(&replies, &notes) == "n7\nn8\nn9\n")
         let done12 = !notes.insertBacklog([(Revision(10), Array(repeating: 0x61, count: 21))])
         #expect(done12)
+        // Encoded, a backlog past half the budget is refused too, though it would fit in the whole (the caller's
+        // estimate before encoding is a low one).
+        var empty = ChangeNotificationQueue(maxBytes: 20)
+        let over = !empty.insertBacklog([(Revision(1), Array(repeating: 0x61, count: 11))])
+        #expect(over && empty.isEmpty)
+        let half = empty.insertBacklog([(Revision(1), Array(repeating: 0x61, count: 10))])
+        #expect(half && empty.bytes == 10)
     }
 }
