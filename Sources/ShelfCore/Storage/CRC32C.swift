@@ -2,9 +2,9 @@ import CCRC32C
 
 /// CRC-32C (Castagnoli: reflected polynomial 0x82F63B78, initial value and final XOR 0xFFFFFFFF), the checksum of
 /// every journal record and snapshot line (protocol/STORAGE.md, "Checksums"), as etcd's WAL and iSCSI use it.
-/// Computed by the CPU's `crc32` instruction where it has one (SSE 4.2 on x86-64, through the CCRC32C shim: about
-/// 0.5 instructions per byte), else in software, slicing-by-8: eight bytes per step through eight 256-entry tables
-/// (about 4 per byte; 1,777 instructions per durable `add` under callgrind, scripts/bench-instructions).
+/// Computed by the CPU's `crc32` instruction where it has one (SSE 4.2 on x86-64, through the CCRC32C shim: eight
+/// bytes an instruction), else in software, slicing-by-8: eight bytes per step through eight 256-entry tables,
+/// several times slower; every durable change checksums its record several times (written, read back, compacted).
 /// Check value: CRC-32C of the ASCII bytes `123456789` is 0xE3069283.
 enum CRC32C {
     /// Whether this CPU computes CRC-32C itself.

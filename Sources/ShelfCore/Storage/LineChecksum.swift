@@ -24,11 +24,10 @@ enum LineChecksum {
         bytes.removeLast()
         let crc = bytes.withUnsafeBufferPointer { CRC32C.checksum(UnsafeBufferPointer(rebasing: $0[start...])) }
         // The suffix is made whole, then appended at once: one capacity check, not eighteen. Written byte by byte
-        // and the digits computed, with no table: a static array's lazy initialisation and bounds checks were most
-        // of the cost.
+        // and the digits computed: a static table's lazy initialisation and bounds checks cost more than that.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: suffixLength) { suffix in
             guard let out = suffix.baseAddress else { return }
-            // `,"crc":"`, a byte at a time (iterating a string's bytes costs more than the checksum).
+            // `,"crc":"`, a byte at a time (iterating a literal's UTF-8 view costs more than the checksum).
             out[0] = UInt8(ascii: ",")
             out[1] = UInt8(ascii: "\"")
             out[2] = UInt8(ascii: "c")
