@@ -2,14 +2,14 @@ import Foundation
 
 /// Reads a journal record in exactly the layout `RevisionedChange.appendJSON` writes for a change whose item has
 /// no optional member and no string that needs escaping — what nearly every record is — straight from its bytes,
-/// without a JSON tree (protocol/STORAGE.md, "Journal"):
+/// without a JSON tree (protocol/STORAGE.md, "The journal (format 2)"):
 /// `{"revision":N,"change":{"kind":"added"|"updated","item":{…}}}` with the item as `ItemLineParser` reads it, or
 /// `{"revision":N,"change":{"kind":"removed","id":"…"}}`.
 ///
 /// Anything else — another member order, spaces, an escape, an optional member, a number outside JSON's integer
 /// form — is `nil`, and the caller reads the line with `JSONParser`, which decides it exactly; what this accepts, it
 /// reads as `RevisionedChange(json:)` does (PlainRecordTests checks both on every one-byte change of a record). The
-/// general reader built a tree of some 25 values per record: most of a compaction's read-back.
+/// general reader builds a tree of some 25 values per record, and every compaction reads the journal back.
 enum PlainRecord {
     /// The change `bytes` holds, or `nil` when it is outside the layout.
     /// - Parameter sealed: `bytes` is a checksummed line's body (`LineChecksum.Check.valid`), which ends where
