@@ -21,9 +21,10 @@ final class AuthGate: Sendable {
     }
 
     /// Counts a connection just accepted as unauthenticated.
-    /// - Returns: the oldest unauthenticated connection, to be closed to make room, or `nil`.
-    func admit(_ id: UInt64) -> UInt64? {
-        state.withLock { $0.waiting.admit(id) }
+    /// - Parameter evictable: as `UnauthenticatedConnections.admit(_:evictable:)`; must not block.
+    /// - Returns: the unauthenticated connection to be closed to make room, or `nil`.
+    func admit(_ id: UInt64, evictable: (UInt64) -> Bool = { _ in true }) -> UInt64? {
+        state.withLock { $0.waiting.admit(id, evictable: evictable) }
     }
 
     /// Connection `id` authenticated, from `address`: it leaves the budget and the address's failures are forgotten.

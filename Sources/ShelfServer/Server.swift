@@ -167,13 +167,16 @@ import ShelfWire
                     connection: connection, list: list, feed: feed, listCache: listCache, configuration: configuration, log: log,
                     runID: runID, authGate: authGate, memory: memory, clock: clock)
                 sessions[connection.id] = session
-                if let evicted = authGate?.admit(connection.id), let oldest = sessions[evicted] {
+                // A connection whose first request has arrived unread is spared: it may be `auth` with the token.
+                let sessions = self.sessions
+                let evictable = { (id: UInt64) -> Bool in (sessions[id]?.connection.unreadBytes ?? 0) == 0 }
+                if let evicted = authGate?.admit(connection.id, evictable: evictable), let oldest = sessions[evicted] {
                     authGate?.log(
                         "connection \(evicted) from \(oldest.connection.peer): closed to make room, \(configuration.maxUnauthenticated) connections waiting to authenticate",
                         to: log)
                     oldest.closeUnauthenticated(
                         reason: "too_many_unauthenticated",
-                        message: "Closing: \(configuration.maxUnauthenticated) connections are waiting to authenticate and this one waited longest; authenticate right after connecting")
+                        message: "Closing: \(configuration.maxUnauthenticated) connections are waiting to authenticate and this one, the longest with nothing unread, made room; authenticate right after connecting")
                 }
                 // Preferring the loop as its task executor too: the loop runs the list's jobs with that preference,
                 // so the session's calls to the list (one serial executor) are then switched in place, not queued.

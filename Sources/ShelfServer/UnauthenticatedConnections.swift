@@ -16,11 +16,17 @@ struct UnauthenticatedConnections: Equatable {
     }
 
     /// Counts connection `id`, just accepted.
-    /// - Returns: the oldest unauthenticated connection, which must now be closed to make room; `nil` when the
-    ///   budget had room.
-    mutating func admit(_ id: UInt64) -> UInt64? {
+    /// - Parameter evictable: whether a waiting connection may make room; the oldest for which it says so does, or
+    ///   the oldest of all when it says so for none. The server spares a connection whose first bytes have arrived
+    ///   and are not read yet: under a flood of connections it accepts many before a new one's first request is
+    ///   read, and a client that sent `auth` at once would otherwise be the oldest before it could authenticate.
+    /// - Returns: the connection that must now be closed to make room; `nil` when the budget had room.
+    mutating func admit(_ id: UInt64, evictable: (UInt64) -> Bool = { _ in true }) -> UInt64? {
         var evicted: UInt64?
-        if waiting.count >= budget { evicted = waiting.removeFirst() }
+        if waiting.count >= budget {
+            let index = waiting.firstIndex(where: evictable) ?? waiting.startIndex
+            evicted = waiting.remove(at: index)
+        }
         waiting.append(id)
         return evicted
     }

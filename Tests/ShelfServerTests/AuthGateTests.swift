@@ -87,6 +87,20 @@ import Testing
         #expect(Set(throttle.peers.keys) == ["b", "c"])
     }
 
+    /// Under a flood of connections, a client that sent `auth` with the token at once was the oldest waiting, and
+    /// pushed out, before the server had read its line (about once in 100 connections).
+    @Test("the unauthenticated budget passes over a connection the server spares (its request unread), unless it spares them all")
+    func budgetSparesUnreadRequests() {
+        var waiting = UnauthenticatedConnections(budget: 3)
+        #expect(waiting.admit(1) == nil)
+        #expect(waiting.admit(2) == nil)
+        #expect(waiting.admit(3) == nil)
+        #expect(waiting.admit(4, evictable: { $0 != 1 }) == 2)
+        #expect(waiting.waiting == [1, 3, 4])
+        #expect(waiting.admit(5, evictable: { _ in false }) == 1)
+        #expect(waiting.waiting == [3, 4, 5])
+    }
+
     @Test("the unauthenticated budget: the oldest waiting connection makes room for a new one")
     func budget() {
         var waiting = UnauthenticatedConnections(budget: 2)

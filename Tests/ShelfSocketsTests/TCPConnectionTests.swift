@@ -99,6 +99,18 @@ struct TCPConnectionTests {
         }
     }
 
+    @Test func unreadBytesCountsWhatArrivedAndIsNotReadYet() async throws {
+        let pair = try await LoopbackPair.make()
+        defer { pair.close() }
+        #expect(pair.client.unreadBytes == 0)
+        try await pair.server.write([1, 2, 3, 4, 5])
+        try await withDeadline { try await waitUntil { pair.client.unreadBytes == 5 } }
+        #expect(try await pair.client.read() == [1, 2, 3, 4, 5])
+        #expect(pair.client.unreadBytes == 0)
+        pair.client.close()
+        #expect(pair.client.unreadBytes == nil)
+    }
+
     @Test func aReadAndAWriteCanBePendingAtTheSameTime() async throws {
         let pair = try await LoopbackPair.make()
         defer { pair.close() }

@@ -162,6 +162,15 @@ public final class TCPConnection: Sendable {
         } ?? nil
     }
 
+    /// Bytes the peer sent that have arrived and not been read yet (`FIONREAD`); `nil` when the socket is closed or
+    /// the kernel does not say. Any thread; takes nothing from the socket.
+    public var unreadBytes: Int? {
+        try? handle.withDescriptor { fd throws(SocketError) -> Int? in
+            var waiting: Int32 = 0
+            return ioctl(fd, UInt(FIONREAD), &waiting) == 0 ? Int(waiting) : nil
+        } ?? nil
+    }
+
     /// Closes the connection. Idempotent. Deregisters from epoll before the fd is closed, and wakes a pending
     /// `read` or `write` with `SocketError.closed`. Safe to call from any task or thread.
     public func close() {
