@@ -31,7 +31,7 @@ import ShelfWire
     private let feed = ChangeFeed()
     private let listCache = ListReplyCache()
     private var state = State.idle
-    private var sessions: [UInt64: Session] = [:]
+    private(set) var sessions: [UInt64: Session] = [:]
     private var runFinished = false
     /// Refused connections closing gracefully now (`maxLingeringRefusals`).
     private var lingeringRefusals = 0

@@ -45,7 +45,7 @@ import ShelfWire
     /// Wakes `readWaiter` from the reactor thread: made once, so a wait allocates nothing.
     private var readableCallback: (@Sendable () -> Void)?
     /// The reader, parked until the window and the budget have room (`waitForRoom`).
-    private var roomWaiter: CheckedContinuation<Void, Never>?
+    private(set) var roomWaiter: CheckedContinuation<Void, Never>?
     private var lastActivity: ContinuousClock.Instant
 
     var replies = ReplyQueue()
@@ -650,7 +650,7 @@ import ShelfWire
     nonisolated static let flushChunk = 256 << 10
 
     /// Set once the reader has returned (every request read is in the queue).
-    private var readerEnded = false
+    private(set) var readerEnded = false
     private var lastLineSent = false
 
     /// Waits for the socket to take more, with the write deadline running (`ServerConfiguration.writeTimeout`, 60 s;

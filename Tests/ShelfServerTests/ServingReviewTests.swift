@@ -8,13 +8,11 @@ import Testing
 
 /// Defects a review of the serving room's redesign found, each with the input that showed it.
 @Suite struct ServingReviewTests {
-    private static func waitUntil(_ limit: Duration, _ condition: @Sendable () -> Bool) async -> Bool {
-        let start = ContinuousClock.now
-        while ContinuousClock.now - start < limit {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return condition()
+    /// Whether every session of `server` has a reader that has returned (it read its peer's end of stream).
+    private static func readersEnded(_ server: Server) async -> Bool {
+        await Task { @ServingLoop in
+            !server.sessions.isEmpty && server.sessions.values.allSatisfy(\.readerEnded)
+        }.value
     }
 
     /// A connection closed at its auth deadline with replies it never read must end (its drain waiter resumed):
@@ -36,17 +34,17 @@ import Testing
         for _ in 0..<6000 { bytes += line }
         try await peer.connection.write(bytes)
         peer.connection.shutdownWrite()
-        // Wait until the server has read everything (what it holds stops growing).
-        var last = -1
-        while server.server.memory.heldBytes != last {
-            last = server.server.memory.heldBytes
-            try await Task.sleep(for: .milliseconds(500))
+        // Until the server has read everything: the session's reader has returned at the end of the stream.
+        try await withDeadline {
+            while !(await Self.readersEnded(server.server)) { await Task.yield() }
         }
-        #expect(last > 0, "replies are held unsent")
+        #expect(server.server.memory.heldBytes > 0, "replies are held unsent")
         clock.advance(by: .seconds(2))      // the auth deadline: closeUnauthenticated, not idle
         clock.advance(by: .seconds(61))     // and the write deadline, for good measure
-        let ended = await Self.waitUntil(.seconds(5)) { server.server.memory.heldBytes == 0 }
-        #expect(ended, "the session never ended: \(server.server.memory.heldBytes) bytes still charged")
+        let ended: Void? = try await result(within: .seconds(30)) {
+            try await waitUntil { server.server.memory.heldBytes == 0 }
+        }
+        #expect(ended != nil, "the session never ended: \(server.server.memory.heldBytes) bytes still charged")
         let stopped: Void? = try await result(within: .seconds(10)) { await server.stop() }
         #expect(stopped != nil, "shutdown hung on the stuck session")
     }
@@ -183,15 +181,15 @@ import Testing
             // Never completes once the server stops reading; ended by closing the connection.
             let sending = Task { try? await peer.connection.write(bytesToSend) }
             defer { sending.cancel() }
-            // The revision moves while the server reads; once it has held still for a second, the reader is parked.
-            var revision = -1
-            var still = 0
-            while still < 10 {
-                let now = try #require(try await setup.call(#"{"id":1,"method":"list","params":{"limit":1}}"#).integer("result", "revision"))
-                if now == revision { still += 1 } else { still = 0 }
-                revision = now
-                _ = try await result(within: .milliseconds(100)) { await sending.value }
+            // The reader parks for room once the answers held pass the budget (without the bound it never does).
+            let serving = server.server
+            try await withDeadline {
+                while !(await Task { @ServingLoop in serving.sessions.values.contains { $0.roomWaiter != nil } }.value) {
+                    await Task.yield()
+                }
             }
+            let revision = try #require(
+                try await setup.call(#"{"id":1,"method":"list","params":{"limit":1}}"#).integer("result", "revision"))
             // 1 MiB of answers held, and what the socket buffers hold of 1 KB replies; all 20,000 without the bound.
             #expect(revision < requests / 2, "the server read \(revision) of \(requests) renames from a peer that reads nothing")
         }
