@@ -11,6 +11,18 @@ import Testing
     static let token = "s3cret-token-0123456789"
     static let authLine = #"{"jsonrpc":"2.0","id":1,"method":"auth","params":{"token":"s3cret-token-0123456789"}}"#
 
+    /// Three wrong tokens from one connection, each refused with code 5, after which the server closes it: the
+    /// connection's address has then used its free attempts.
+    private static func guessThreeTimes(on server: TestServer) async throws {
+        let guesser = try await server.connect()
+        defer { guesser.close() }
+        for attempt in 1...3 {
+            let reply = try await guesser.call(#"{"jsonrpc":"2.0","id":\#(attempt),"method":"auth","params":{"token":"guess\#(attempt)"}}"#)
+            #expect(reply.member("error", "code") == 5)
+        }
+        #expect(try await guesser.readLine() == nil, "closed after the third wrong token")
+    }
+
     private static func configuration(_ change: (inout ServerConfiguration) -> Void = { _ in }) -> ServerConfiguration {
         var configuration = ServerConfiguration(listen: HostPort(host: "127.0.0.1", port: 0))
         configuration.token = token
@@ -76,13 +88,7 @@ import Testing
         }
         let clock = ManualClock()
         try await withTestServer(configuration: configuration, clock: clock) { server in
-            let guesser = try await server.connect()
-            defer { guesser.close() }
-            for attempt in 1...3 {
-                let reply = try await guesser.call(#"{"jsonrpc":"2.0","id":\#(attempt),"method":"auth","params":{"token":"guess\#(attempt)"}}"#)
-                #expect(reply.member("error", "code") == 5)
-            }
-            #expect(try await guesser.readLine() == nil, "closed after the third wrong token")
+            try await Self.guessThreeTimes(on: server)
 
             // A fresh connection from the same address: its first guess is checked only at the address's slot, 400 ms
             // on. The wait is a timer of the server's clock: the reply comes once the clock has passed it.
@@ -118,13 +124,7 @@ import Testing
         }
         let clock = ManualClock()
         try await withTestServer(configuration: configuration, clock: clock) { server in
-            let guesser = try await server.connect()
-            defer { guesser.close() }
-            for attempt in 1...3 {
-                let reply = try await guesser.call(#"{"jsonrpc":"2.0","id":\#(attempt),"method":"auth","params":{"token":"guess\#(attempt)"}}"#)
-                #expect(reply.member("error", "code") == 5)
-            }
-            #expect(try await guesser.readLine() == nil)
+            try await Self.guessThreeTimes(on: server)
             let waiting = try await server.connect()
             defer { waiting.close() }
             #expect(try await waiting.call(#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#).member("result") == "pong")

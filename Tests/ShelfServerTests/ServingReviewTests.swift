@@ -8,6 +8,15 @@ import Testing
 
 /// Defects a review of the serving room's redesign found, each with the input that showed it.
 @Suite struct ServingReviewTests {
+    /// Adds items 1...`count` from `connection`, one at a time, each with a 10,000-character note (a `changed` line
+    /// or a `list` entry of some 10 KB).
+    private static func addItemsWithNotes(_ count: Int, on connection: LineConnection) async throws {
+        let note = String(repeating: "n", count: 10_000)
+        for n in 1...count {
+            _ = try await connection.call(#"{"id":\#(n),"method":"add","params":{"title":"t\#(n)","note":"\#(note)"}}"#)
+        }
+    }
+
     /// Whether every session of `server` has a reader that has returned (it read its peer's end of stream).
     private static func readersEnded(_ server: Server) async -> Bool {
         await Task { @ServingLoop in
@@ -204,10 +213,7 @@ import Testing
         try await withTestServer(configuration: configuration) { server in
             let writer = try await server.connect()
             defer { writer.close() }
-            let note = String(repeating: "n", count: 10_000)
-            for n in 1...150 {
-                _ = try await writer.call(#"{"id":\#(n),"method":"add","params":{"title":"t\#(n)","note":"\#(note)"}}"#)
-            }
+            try await Self.addItemsWithNotes(150, on: writer)
             let watcher = try await server.connect()
             defer { watcher.close() }
             #expect(try await watcher.call(#"{"id":"w1","method":"watch"}"#).member("result", "revision") == 150)
@@ -227,11 +233,8 @@ import Testing
         try await withTestServer { server in
             let writer = try await server.connect()
             defer { writer.close() }
-            let note = String(repeating: "n", count: 10_000)
             let items = 600
-            for n in 1...items {
-                _ = try await writer.call(#"{"id":\#(n),"method":"add","params":{"title":"t\#(n)","note":"\#(note)"}}"#)
-            }
+            try await Self.addItemsWithNotes(items, on: writer)
             let reader = try await server.connect()
             defer { reader.close() }
             try reader.connection.shrinkReceiveBuffer()
