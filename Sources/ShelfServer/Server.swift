@@ -168,10 +168,10 @@ import ShelfWire
                     runID: runID, authGate: authGate, memory: memory, clock: clock)
                 sessions[connection.id] = session
                 // A connection whose first request has arrived unread is spared: it may be `auth` with the token.
-                let sessions = self.sessions
-                let evictable = { (id: UInt64) -> Bool in (sessions[id]?.connection.unreadBytes ?? 0) == 0 }
-                if let evicted = authGate?.admit(connection.id, evictable: evictable), let oldest = sessions[evicted] {
-                    authGate?.log(
+                if let authGate,
+                   let evicted = authGate.admit(connection.id, evictable: { [sessions] id in (sessions[id]?.connection.unreadBytes ?? 0) == 0 }),
+                   let oldest = sessions[evicted] {
+                    authGate.log(
                         "connection \(evicted) from \(oldest.connection.peer): closed to make room, \(configuration.maxUnauthenticated) connections waiting to authenticate",
                         to: log)
                     oldest.closeUnauthenticated(

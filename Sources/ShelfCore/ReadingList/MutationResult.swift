@@ -49,10 +49,4 @@ public struct MutationResult: Sendable, Equatable {
         guard case .changed(let change) = body else { return nil }
         return RevisionedChange(revision: revision, change: change)
     }
-
-    /// Whether the request changed the list (then `change` is set).
-    public var isChange: Bool {
-        if case .changed = body { return true }
-        return false
-    }
 }
