@@ -12,9 +12,7 @@ extension MethodResult {
         if case .item(let revision, let item) = self {
             return Self.appendItemResponse(id: id, revision: revision, item: item, to: &bytes)
         }
-        JSONWriter.appendRaw(#"{"jsonrpc":"2.0","id":"#, to: &bytes)
-        JSONWriter.append(id.json, to: &bytes)
-        JSONWriter.appendRaw(#","result":"#, to: &bytes)
+        Self.appendResultPrefix(id: id, to: &bytes)
         switch self {
         case .removed(let revision, let id):
             JSONWriter.appendRaw(#"{"revision":"#, to: &bytes)
@@ -32,13 +30,19 @@ extension MethodResult {
     /// item): the reply every mutation sends.
     public static func appendItemResponse(id: RequestID, revision: Revision, item: Item, to bytes: inout [UInt8]) {
         if appendNumberedItemResponse(id: id, revision: revision, item: item, to: &bytes) { return }
-        JSONWriter.appendRaw(#"{"jsonrpc":"2.0","id":"#, to: &bytes)
-        JSONWriter.append(id.json, to: &bytes)
-        JSONWriter.appendRaw(#","result":{"revision":"#, to: &bytes)
+        appendResultPrefix(id: id, to: &bytes)
+        JSONWriter.appendRaw(#"{"revision":"#, to: &bytes)
         JSONWriter.appendInteger(revision, to: &bytes)
         JSONWriter.appendRaw(#","item":"#, to: &bytes)
         item.appendJSON(to: &bytes)
         JSONWriter.appendRaw("}}", to: &bytes)
+    }
+
+    /// `{"jsonrpc":"2.0","id":…,"result":`, the start of every success response.
+    private static func appendResultPrefix(id: RequestID, to bytes: inout [UInt8]) {
+        JSONWriter.appendRaw(#"{"jsonrpc":"2.0","id":"#, to: &bytes)
+        JSONWriter.append(id.json, to: &bytes)
+        JSONWriter.appendRaw(#","result":"#, to: &bytes)
     }
 
     /// `appendResponse` for an item reply to a request whose id is a number of at most 40 characters (what clients
