@@ -21,10 +21,13 @@ extension ReactorTimer: ServerTimer {}
 
 /// The event loop's own timers (`ReactorExecutor.schedule(after:_:)`, a heap that sets `epoll_wait`'s timeout).
 public struct LoopClock: ServerClock {
+    /// The clock; it holds nothing (the timers are the reactor's).
     public init() {}
 
+    /// `ContinuousClock.now`.
     public var now: ContinuousClock.Instant { .now }
 
+    /// A reactor timer that runs `action` on the loop thread once `deadline` has passed (at once when it has).
     public func schedule(at deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> any ServerTimer {
         Reactor.shared.executor.schedule(after: max(.zero, deadline - .now), action)
     }

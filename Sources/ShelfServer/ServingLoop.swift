@@ -5,8 +5,10 @@ import ShelfSockets
 /// the reactor's (`Reactor.shared`), the one `shelfd` gives its `ReadingList` too: a session's calls to the list
 /// are then switched in place by the runtime (two actors of one serial executor), with no hop.
 @globalActor public actor ServingLoop {
+    /// The one instance `@ServingLoop` names.
     public static let shared = ServingLoop()
 
+    /// The reactor's serial executor: jobs isolated to the loop run on its thread.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         Reactor.shared.executor.serial.asUnownedSerialExecutor()
     }

@@ -72,6 +72,7 @@ public struct ItemCollection: Sendable, Equatable, Sequence {
             self.pages = pages
         }
 
+        /// The next item in insertion order; `nil` once every item was given, and from then on.
         public mutating func next() -> Item? {
             while page < pages.count {
                 guard slot < pages[page].count else {
